@@ -1,0 +1,128 @@
+// The model every renderer reads. The normalizer builds it from raw portal JSON; the build-state
+// step adds what only history can tell (first seen, sequence, removed events). Renderers never see
+// raw JSON, so a portal's dialect is invisible past src/normalize.
+
+/** When an event happens: an instant range, or whole days. */
+export type EventWhen =
+  | {
+      kind: 'timed';
+      /** Epoch milliseconds, UTC. */
+      start: number;
+      /** Epoch milliseconds, UTC; absent when the portal gives no end. */
+      end?: number;
+    }
+  | {
+      kind: 'allDay';
+      /** First day, `YYYY-MM-DD`. */
+      startDate: string;
+      /** Last day, inclusive, `YYYY-MM-DD` (a one-day event has endDate === startDate). */
+      endDate: string;
+    };
+
+export interface EventLocation {
+  name?: string;
+  address?: string;
+  /** One line for text formats: "name, address", or whichever exists. */
+  text: string;
+}
+
+export interface EventOrganizer {
+  name?: string;
+  email?: string;
+}
+
+export type EventStatus = 'confirmed' | 'tentative' | 'cancelled';
+
+/** A calendar as renderers see it. */
+export interface Calendar {
+  /** The portal's id, as a string (numbers are stringified). */
+  id: string;
+  /** Safe single path segment for this id (see src/paths.ts). */
+  slug: string;
+  title: string;
+  /** Portal HTML or text; renderers sanitize or convert it. */
+  description?: string;
+  /** Link to the calendar on the portal, if the portal gives one. */
+  url?: string;
+  /** IANA zone used to show this calendar's times. */
+  timeZone: string;
+}
+
+/** One event, list entry and details merged (details win). */
+export interface CalendarEvent {
+  /** Portal id of the calendar this event belongs to. */
+  calendarId: string;
+  /** Safe path segment of the calendar. */
+  calendarSlug: string;
+  /** Portal id of the event, as a string. */
+  id: string;
+  /** Safe single path segment for this id (see src/paths.ts). */
+  slug: string;
+  title: string;
+  when: EventWhen;
+  /** Portal HTML (untrusted, unsanitized) or plain text. Renderers go through src/render/sanitize. */
+  description?: string;
+  location?: EventLocation;
+  /** Link to the event on the portal. */
+  url?: string;
+  status: EventStatus;
+  categories: string[];
+  organizer?: EventOrganizer;
+  /** Image URL, if the portal gives one. */
+  image?: string;
+  /** Epoch ms: the portal's last-updated time, if it gives one. */
+  updated?: number;
+  /** Epoch ms: the portal's created/published time, if it gives one. */
+  created?: number;
+  /** Whether the details request failed and the event comes from its list entry only. */
+  detailsMissing?: boolean;
+}
+
+/** What build state adds to an event: facts that need memory of earlier builds. */
+export interface EventHistory {
+  /** Epoch ms when calfeed first saw this event. */
+  firstSeen: number;
+  /** Epoch ms when calfeed first saw the current version of its content. */
+  changedAt: number;
+  /** RFC 5545 SEQUENCE: 0 at first sight, +1 each time the content changes. */
+  sequence: number;
+  /** Epoch ms when the event vanished from the API; set only on removed events. */
+  removedAt?: number;
+}
+
+/** An event ready to render: model plus history. */
+export interface FeedEvent extends CalendarEvent, EventHistory {}
+
+/** Helpers that every format uses the same way, so they agree with each other. */
+export const eventStamp = (e: FeedEvent): number => e.updated ?? e.changedAt;
+export const eventPublished = (e: FeedEvent): number => e.created ?? e.firstSeen;
+export const isCancelled = (e: FeedEvent): boolean => e.status === 'cancelled' || e.removedAt !== undefined;
+
+/** Options every renderer shares. All pure data: no clock, no disk. */
+export interface SiteContext {
+  /** Absolute public URL of the output folder, always ending with '/'. */
+  siteUrl: string;
+  /** Title of the combined feeds and the index page. */
+  title: string;
+  /** BCP 47 locale for dates and the page language. */
+  locale: string;
+  /** Default IANA zone (calendars may override). */
+  timeZone: string;
+  /** "Now", epoch ms, passed in so renders are reproducible. */
+  now: number;
+  /** Most items in RSS/Atom/JSON Feed. */
+  feedLimit: number;
+  /** iCalendar keeps events that ended up to this many days ago. */
+  icalPastDays: number;
+  /** How often calendar apps should refresh, in minutes. */
+  refreshMinutes: number;
+  /** calfeed version, for PRODID and generator tags. */
+  version: string;
+}
+
+/** Everything one build renders. */
+export interface SiteModel {
+  calendars: Calendar[];
+  /** Events per calendar id, including removed ones kept as cancelled (removedAt set). */
+  events: Map<string, FeedEvent[]>;
+}

@@ -1,0 +1,114 @@
+// The output layout, in one place. These paths are a promise to subscribers: a URL that was
+// published once must keep working, so nothing else in calfeed builds an output path by hand.
+//
+// The id rule (documented in the README, "Output layout"):
+// - An id is used verbatim when it is "plain": 1 to 100 characters of A-Z a-z 0-9 . _ -, starting
+//   with a letter or digit, not ending with '.', and not a name Windows reserves (CON, NUL, COM1...).
+//   Plain ids keep the JSON mirror a drop-in replacement for the portal's own paths.
+// - Any other id is written as '_' + base32 (RFC 4648, lowercase, no padding) of its UTF-8 bytes,
+//   or '_0' + 40 hex digits of its SHA-256 when that would pass 100 characters. A plain id never
+//   starts with '_', and '0' is not a base32 digit, so the three forms cannot collide.
+// - Ids in one folder that differ only in letter case are all encoded, so that case-insensitive
+//   file systems (macOS, Windows) and CDNs cannot merge them into one file.
+// Every segment therefore matches /^[A-Za-z0-9_][A-Za-z0-9._-]*$/: it cannot climb out of the
+// output folder, needs no URL escaping, and is one path segment on every platform.
+
+import { createHash } from 'node:crypto';
+
+const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+const MAX_SEGMENT = 100;
+
+/** True when an id can be used as a path segment verbatim. */
+export function isPlainId(id: string): boolean {
+  return PLAIN_ID.test(id) && !id.endsWith('.') && !WINDOWS_RESERVED.test(id);
+}
+
+function base32(bytes: Uint8Array): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
+}
+
+/** The encoded segment of an id that cannot be used verbatim. */
+export function encodedSegment(id: string): string {
+  const encoded = '_' + base32(Buffer.from(id, 'utf8'));
+  if (encoded.length <= MAX_SEGMENT) return encoded;
+  return '_0' + createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 40);
+}
+
+/**
+ * Safe path segments for a set of sibling ids (all calendars, or all events of one calendar).
+ * Returns a map id -> segment, stable for a given id unless a case-twin of it appears.
+ */
+export function assignSegments(ids: Iterable<string>): Map<string, string> {
+  const unique = [...new Set(ids)];
+  const byFolded = new Map<string, number>();
+  for (const id of unique) {
+    if (isPlainId(id)) byFolded.set(id.toLowerCase(), (byFolded.get(id.toLowerCase()) ?? 0) + 1);
+  }
+  const result = new Map<string, string>();
+  for (const id of unique) {
+    const caseTwin = (byFolded.get(id.toLowerCase()) ?? 0) > 1;
+    result.set(id, isPlainId(id) && !caseTwin ? id : encodedSegment(id));
+  }
+  return result;
+}
+
+/** Relative output paths (POSIX separators, no leading slash). */
+export const paths = {
+  /** Mirror of GET /event-calendars. */
+  calendarsMirror: (): string => 'event-calendars',
+  /** Mirror of GET /event-calendar/{id}/events. */
+  eventsMirror: (cal: string): string => `event-calendar/${cal}/events`,
+  /** Mirror of GET /event-calendar/{id}/event/{eventId}/details. */
+  detailsMirror: (cal: string, ev: string): string => `event-calendar/${cal}/event/${ev}/details`,
+
+  /** A site-wide file: index.html, rss.xml, atom.xml, feed.json, calendar.ics, widget.js, style.css. */
+  site: (name: SiteFile): string => name,
+  /** A calendar's folder (for links; ends with '/'). */
+  calendarDir: (cal: string): string => `calendars/${cal}/`,
+  /** A file of one calendar. */
+  calendar: (cal: string, name: CalendarFile): string => `calendars/${cal}/${name}`,
+  /** One event's HTML page. */
+  eventPage: (cal: string, ev: string): string => `calendars/${cal}/events/${ev}.html`,
+  /** One event's iCalendar file ("add to calendar"). */
+  eventIcs: (cal: string, ev: string): string => `calendars/${cal}/events/${ev}.ics`,
+
+  manifest: (): string => 'manifest.json',
+  headers: (): string => '_headers',
+} as const;
+
+export type SiteFile =
+  | 'index.html'
+  | 'rss.xml'
+  | 'atom.xml'
+  | 'feed.json'
+  | 'calendar.ics'
+  | 'widget.js'
+  | 'style.css'
+  | 'past.html';
+export type CalendarFile =
+  | 'index.html'
+  | 'past.html'
+  | 'rss.xml'
+  | 'atom.xml'
+  | 'feed.json'
+  | 'calendar.ics'
+  | 'widget.html';
+
+/** Absolute URL of an output path, from the site URL (which ends with '/'). */
+export function absoluteUrl(siteUrl: string, relPath: string): string {
+  return siteUrl + relPath;
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { assignSegments, encodedSegment, isPlainId, paths } from '../../src/paths.js';
+
+const SAFE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+describe('id segments', () => {
+  it.each(['42', 'abc-DEF_1.2', '3f2a9c1b-0000-4000-8000-aaaaaaaaaaaa'])('keeps plain id %s verbatim', (id) => {
+    expect(isPlainId(id)).toBe(true);
+    expect(assignSegments([id]).get(id)).toBe(id);
+  });
+
+  it.each(['..', '.', '../etc/passwd', 'a/b', 'a\\b', 'a\0b', 'CON', 'nul.txt', 'com1', 'x.', '', ' lead', 'ü', 'x'.repeat(101), '_x'])(
+    'encodes unsafe id %j into one safe segment',
+    (id) => {
+      const seg = assignSegments([id]).get(id)!;
+      expect(seg).not.toBe(id);
+      expect(seg).toMatch(SAFE_SEGMENT);
+      expect(seg.length).toBeLessThanOrEqual(100);
+    },
+  );
+
+  it('encodes both ids of a case-insensitive pair and keeps them distinct', () => {
+    const segs = assignSegments(['Event', 'event', 'other']);
+    expect(segs.get('other')).toBe('other');
+    expect(segs.get('Event')).not.toBe('Event');
+    expect(segs.get('event')).not.toBe('event');
+    expect(segs.get('Event')!.toLowerCase()).not.toBe(segs.get('event')!.toLowerCase());
+  });
+
+  it('never maps two different ids to the same segment', () => {
+    const ids = ['a', 'A', '_me', 'me', '../a', '..%2fa', 'x'.repeat(200), 'x'.repeat(201), 'ä', 'a\u0308'];
+    const segs = [...assignSegments(ids).values()].map((s) => s.toLowerCase());
+    expect(new Set(segs).size).toBe(ids.length);
+  });
+
+  it('encodes deterministically', () => {
+    expect(encodedSegment('Arts & Culture')).toBe(encodedSegment('Arts & Culture'));
+    expect(encodedSegment('x'.repeat(300))).toMatch(/^_0[0-9a-f]{40}$/);
+  });
+});
+
+describe('layout', () => {
+  it('mirrors the API paths', () => {
+    expect(paths.calendarsMirror()).toBe('event-calendars');
+    expect(paths.eventsMirror('7')).toBe('event-calendar/7/events');
+    expect(paths.detailsMirror('7', '9')).toBe('event-calendar/7/event/9/details');
+  });
+});
