@@ -1,0 +1,69 @@
+// Types shared by the normalizer's modules and by its callers (config loader, crawler, inspect).
+
+export type ListKind = 'calendars' | 'events';
+
+/** A raw path: "schedule.begins", "items[0].name", or [dateField, timeField] for a split date and time. */
+export type FieldPath = string | [string, string];
+
+export type CalendarField = 'id' | 'title' | 'description' | 'url' | 'timeZone';
+export type EventField =
+  | 'id'
+  | 'title'
+  | 'start'
+  | 'end'
+  | 'allDay'
+  | 'description'
+  | 'location'
+  | 'url'
+  | 'status'
+  | 'cancelled'
+  | 'updated'
+  | 'created'
+  | 'categories'
+  | 'organizer'
+  | 'image';
+
+/**
+ * The `fields` block of calfeed.config.json. A mapping wins over detection in every record where
+ * the mapped path holds a value; records without it fall back to detection. An empty string means
+ * "not mapped" (explain() writes "" for fields it could not find, as a placeholder to fill in).
+ */
+export interface FieldsConfig {
+  calendar?: Partial<Record<CalendarField, FieldPath>>;
+  event?: Partial<Record<EventField, FieldPath>>;
+  /** Explicit dotted path to the list inside a list response. */
+  lists?: { calendars?: string; events?: string };
+}
+
+export interface NormalizeOptions {
+  /** IANA zone for times without offset (validated by the config loader). */
+  timeZone: string;
+  /** Language preference for multilingual values, e.g. ['lt', 'en']; then 'en', then the first value. */
+  locales: string[];
+  fields?: FieldsConfig;
+  /** Text fields longer than this are truncated with a warning (default 100_000 characters). */
+  maxFieldLength?: number;
+}
+
+/**
+ * A problem found while normalizing. Stable codes:
+ * NO_ID, DUPLICATE_ID, NO_TITLE, NO_START, BAD_TIME, BAD_END, END_BEFORE_START, FIELD_TRUNCATED,
+ * BAD_URL, BAD_TIME_ZONE, DETAILS_SHAPE.
+ */
+export interface Warning {
+  code: string;
+  message: string;
+  calendarId?: string;
+  eventId?: string;
+}
+
+/** What detection made of sample records, for `calfeed inspect`. */
+export interface Explanation {
+  fields: Array<{ field: string; path: string | string[] | null; sample?: unknown; note?: string }>;
+  unused: string[];
+  times: Array<{ field: string; path: string | string[]; reading: string; sample: unknown }>;
+  warnings: string[];
+  fieldsBlock: FieldsConfig;
+}
+
+export const DEFAULT_MAX_FIELD_LENGTH = 100_000;
