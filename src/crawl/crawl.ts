@@ -1,0 +1,252 @@
+// The crawl: the calendar list, then every calendar's event list and every event's details through
+// one bounded queue. Documents go to the sink as they arrive (nothing here holds every body), the
+// cache decides which requests can be conditional or skipped, and failures are sorted into fatal
+// (calendar list, an event list, a rejected token, an interruption) and tolerable (one event's details).
+
+import { CalfeedError } from '../errors.js';
+import type { PortalClient } from '../http/client.js';
+import { rawId, type FieldsConfig } from '../normalize/index.js';
+import { assignSegments, paths } from '../paths.js';
+import { entryHash, type CrawlCache } from './cache.js';
+import { fetchDetails } from './details.js';
+import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
+import type { PagingConfig } from './paging.js';
+import { WorkQueue, type Task } from './queue.js';
+
+export interface CrawlOptions {
+  fields?: FieldsConfig;
+  paging: PagingConfig;
+  maxCalendars: number;
+  maxEventsPerCalendar: number;
+  /** Ratio (0.05 = 5%): more failed details than this fails the build. */
+  maxFailedDetails: number;
+  /** Details of an unchanged list entry checked more recently than this are not requested. */
+  detailsMaxAgeMs: number;
+  now: number;
+  signal?: AbortSignal;
+}
+
+export interface CrawlSink {
+  /** Bytes previously published at an output (mirror) path, or undefined. */
+  published(relPath: string): Promise<Buffer | undefined>;
+  /** segments: raw calendar id -> safe segment. */
+  onCalendars(doc: ListDoc, segments: Map<string, string>): Promise<void>;
+  /** Called before any of that calendar's details; segments: raw event id -> safe segment. */
+  onEvents(calendarId: string, doc: ListDoc, segments: Map<string, string>): Promise<void>;
+  onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void>;
+  onDetailsFailed(calendarId: string, eventId: string, error: Error): void;
+  onProgress?(p: CrawlProgress): void;
+  /** Something odd but survivable (a paging loop); also listed in the report. */
+  onWarning?(message: string): void;
+}
+
+export interface CrawlProgress {
+  calendarsTotal: number;
+  calendarsDone: number;
+  eventsTotal: number;
+  detailsDone: number;
+  requests: number;
+}
+
+export interface CrawlReport {
+  calendars: number;
+  events: number;
+  detailsFetched: number;
+  detailsNotModified: number;
+  detailsReused: number;
+  detailsFailed: Array<{ calendarId: string; eventId: string; message: string }>;
+  listsNotModified: number;
+  pages: number;
+  warnings: string[];
+}
+
+interface CalendarRef {
+  id: string;
+  segment: string;
+  title: string | undefined;
+}
+
+/** Crawls the whole portal into the sink; throws a CalfeedError when the build must fail. */
+export async function crawl(client: PortalClient, cache: CrawlCache, opts: CrawlOptions, sink: CrawlSink): Promise<CrawlReport> {
+  const stop = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
+  const report: CrawlReport = {
+    calendars: 0,
+    events: 0,
+    detailsFetched: 0,
+    detailsNotModified: 0,
+    detailsReused: 0,
+    detailsFailed: [],
+    listsNotModified: 0,
+    pages: 0,
+    warnings: [],
+  };
+  const progress: CrawlProgress = { calendarsTotal: 0, calendarsDone: 0, eventsTotal: 0, detailsDone: 0, requests: 0 };
+  const tick = (): void => sink.onProgress?.({ ...progress, requests: client.stats.requests });
+  const ctx: ListContext = {
+    client,
+    cache,
+    paging: opts.paging,
+    fields: opts.fields,
+    signal,
+    published: (p) => sink.published(p),
+    warn: (message) => {
+      report.warnings.push(message);
+      sink.onWarning?.(message);
+    },
+  };
+
+  try {
+    const calendarsDoc = await fetchList(ctx, {
+      path: 'event-calendars',
+      mirrorPath: paths.calendarsMirror(),
+      kind: 'calendars',
+      maxItems: opts.maxCalendars,
+      limitFlag: '--max-calendars',
+    });
+    count(report, calendarsDoc);
+    const calendars = calendarRefs(calendarsDoc.items, opts.fields);
+    await sink.onCalendars(calendarsDoc, new Map(calendars.map((c) => [c.id, c.segment])));
+    report.calendars = progress.calendarsTotal = calendars.length;
+    tick();
+
+    const queue = new WorkQueue(client.concurrency, () => stop.abort());
+    const onAbort = (): void => queue.fail(interrupted());
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    // An event list's task enqueues that calendar's details only after onEvents, which keeps the order promise.
+    const listTasks = function* (): Generator<Task> {
+      for (const calendar of calendars) {
+        yield async () => {
+          const details = await crawlCalendar(calendar);
+          progress.calendarsDone++;
+          tick();
+          queue.add(details, 'first');
+        };
+      }
+    };
+    const crawlCalendar = async (calendar: CalendarRef): Promise<Iterable<Task>> => {
+      let doc: ListDoc;
+      try {
+        doc = await fetchList(ctx, {
+          path: `event-calendar/${encodeURIComponent(calendar.id)}/events`,
+          mirrorPath: paths.eventsMirror(calendar.segment),
+          kind: 'events',
+          maxItems: opts.maxEventsPerCalendar,
+          limitFlag: '--max-events',
+        });
+      } catch (error) {
+        throw forCalendar(calendar, error);
+      }
+      count(report, doc);
+      const entries = new Map<string, string>(); // event id -> hash of its list entry (first one wins)
+      for (const item of doc.items) {
+        const id = rawId(item, 'event', opts.fields);
+        if (id !== undefined && !entries.has(id)) entries.set(id, entryHash(item));
+      }
+      const segments = assignSegments(entries.keys());
+      await sink.onEvents(calendar.id, doc, segments);
+      report.events += entries.size;
+      progress.eventsTotal += entries.size;
+      return detailTasks(calendar, entries, segments);
+    };
+    const detailTasks = function* (calendar: CalendarRef, entries: Map<string, string>, segments: Map<string, string>): Generator<Task> {
+      for (const [eventId, entry] of entries) {
+        yield async () => {
+          const mirrorPath = paths.detailsMirror(calendar.segment, segments.get(eventId)!);
+          let doc: Awaited<ReturnType<typeof fetchDetails>>;
+          try {
+            doc = await fetchDetails(ctx, { calendarId: calendar.id, eventId, entry, mirrorPath, now: opts.now, maxAgeMs: opts.detailsMaxAgeMs });
+          } catch (error) {
+            if (isFatal(error)) throw error;
+            const failure = error as CalfeedError;
+            report.detailsFailed.push({ calendarId: calendar.id, eventId, message: failure.message });
+            sink.onDetailsFailed(calendar.id, eventId, failure);
+            progress.detailsDone++;
+            tick();
+            return;
+          }
+          if (doc.source === 'fetched') report.detailsFetched++;
+          else if (doc.source === 'not-modified') report.detailsNotModified++;
+          else report.detailsReused++;
+          await sink.onDetails(calendar.id, eventId, doc);
+          progress.detailsDone++;
+          tick();
+        };
+      }
+    };
+    queue.add(listTasks(), 'later');
+    try {
+      await queue.run();
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  } catch (error) {
+    if (opts.signal?.aborted) throw interrupted();
+    throw error;
+  }
+  if (opts.signal?.aborted) throw interrupted();
+  checkFailureRatio(report, opts.maxFailedDetails);
+  return report;
+}
+
+function count(report: CrawlReport, doc: ListDoc): void {
+  report.pages += doc.pages;
+  if (doc.source === 'not-modified') report.listsNotModified++;
+}
+
+function calendarRefs(items: unknown[], fields: FieldsConfig | undefined): CalendarRef[] {
+  const byId = new Map<string, unknown>();
+  for (const item of items) {
+    const id = rawId(item, 'calendar', fields);
+    if (id !== undefined && !byId.has(id)) byId.set(id, item);
+  }
+  const segments = assignSegments(byId.keys());
+  return [...byId].map(([id, item]) => ({ id, segment: segments.get(id)!, title: guessTitle(item) }));
+}
+
+/** A calendar's title for error messages only (the normalizer owns real field detection). */
+function guessTitle(item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  for (const [key, value] of Object.entries(item)) {
+    if (/^(title|name|label|summary)$/i.test(key)) {
+      if (typeof value === 'string' && value.trim()) return value.trim();
+      if (typeof value === 'object' && value !== null) {
+        const text = Object.values(value).find((v): v is string => typeof v === 'string' && v.trim() !== '');
+        if (text) return text.trim();
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Prefixes an event-list failure with the calendar it belongs to, keeping its code. */
+function forCalendar(calendar: CalendarRef, error: unknown): unknown {
+  if (!(error instanceof CalfeedError) || error.code === 'INTERRUPTED') return error;
+  const title = calendar.title ? ` (${calendar.title})` : '';
+  return new CalfeedError(error.code, `Calendar "${calendar.id}"${title}: ${error.message}`, { cause: error });
+}
+
+/** Errors that end the crawl even when they come from one event's details (a bug is not a portal failure). */
+function isFatal(error: unknown): boolean {
+  return !(error instanceof CalfeedError) || error.code === 'AUTH' || error.code === 'INTERRUPTED';
+}
+
+function checkFailureRatio(report: CrawlReport, maxRatio: number): void {
+  const failed = report.detailsFailed.length;
+  if (failed === 0 || failed / report.events <= maxRatio) return;
+  const pct = (r: number): string => `${Math.round(r * 1000) / 10}%`;
+  const sample = report.detailsFailed
+    .slice(0, 5)
+    .map((f) => `\n  - calendar "${f.calendarId}", event "${f.eventId}": ${f.message}`)
+    .join('');
+  const more = failed > 5 ? `\n  - ... and ${failed - 5} more` : '';
+  throw new CalfeedError(
+    'BUILD',
+    `${failed} of ${report.events} event details failed (${pct(failed / report.events)}), more than ` +
+      `--max-failed-details allows (${pct(maxRatio)}). Nothing was published. First failures:${sample}${more}`,
+  );
+}
+
+function interrupted(): CalfeedError {
+  return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.');
+}

@@ -1,0 +1,143 @@
+// Fetching one list document (the calendar list, or one calendar's events): conditional requests
+// against the cache, every page followed to the end, and the mirror bytes that result. An unpaged
+// list's mirror is exactly the body the portal sent; a paged one is page 1 with its list replaced
+// by all items, so the mirror holds the complete list.
+
+import { CalfeedError } from '../errors.js';
+import type { PortalClient } from '../http/client.js';
+import { LimitError, ResponseError, requestLabel } from '../http/errors.js';
+import { findList, replaceList, type FieldsConfig, type ListKind } from '../normalize/index.js';
+import { sha256, type CrawlCache, type PageEntry } from './cache.js';
+import { firstPageUrl, nextPageUrl, type PagingConfig } from './paging.js';
+
+export type DocSource = 'fetched' | 'not-modified' | 'reused';
+
+export interface ListDoc {
+  bytes: Buffer;
+  json: unknown;
+  items: unknown[];
+  listPath: string[];
+  pages: number;
+  source: DocSource;
+}
+
+/** What fetching a list needs from the crawl. */
+export interface ListContext {
+  client: PortalClient;
+  cache: CrawlCache;
+  paging: PagingConfig;
+  fields: FieldsConfig | undefined;
+  signal: AbortSignal;
+  published(relPath: string): Promise<Buffer | undefined>;
+  warn(message: string): void;
+}
+
+export interface ListRequest {
+  /** Path relative to the base URL, e.g. 'event-calendar/7/events'. */
+  path: string;
+  mirrorPath: string;
+  kind: ListKind;
+  /** Most items accepted, and the flag that raises it (for the LIMIT message). */
+  maxItems: number;
+  limitFlag: string;
+}
+
+/** Fetches a list (all pages), reusing the published mirror when the portal answers 304 to every page. */
+export async function fetchList(ctx: ListContext, req: ListRequest): Promise<ListDoc> {
+  const reused = await tryNotModified(ctx, req);
+  if (reused.doc) return reused.doc;
+  return fetchAllPages(ctx, req, reused.firstPage);
+}
+
+type Fetched = Awaited<ReturnType<PortalClient['getJson']>>;
+
+/** Conditional requests for every page of the previous run; any 200 ends it (and page 1's 200 is kept). */
+async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc?: ListDoc; firstPage?: Fetched }> {
+  const previous = ctx.cache.previousDoc(req.mirrorPath);
+  if (!previous || !previous.pages.every((p) => p.etag || p.lastModified)) return {};
+  if (previous.pages[0]?.url !== ctx.client.keyFor(listUrl(ctx, req))) return {};
+  const published = await ctx.published(req.mirrorPath);
+  if (!published || sha256(published) !== previous.sha256) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(published.toString('utf8').replace(/^\uFEFF/, ''));
+  } catch {
+    return {};
+  }
+  for (const [i, page] of previous.pages.entries()) {
+    const result = await ctx.client.getJson(page.url, { etag: page.etag, lastModified: page.lastModified }, { signal: ctx.signal });
+    if (!result.notModified) return i === 0 ? { firstPage: result } : {};
+  }
+  const { items, path } = listIn(json, ctx, req, ctx.client.urlFor(previous.pages[0]!.url));
+  ctx.cache.recordDoc(req.mirrorPath, previous);
+  return { doc: { bytes: published, json, items, listPath: path, pages: previous.pages.length, source: 'not-modified' } };
+}
+
+async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fetched | undefined): Promise<ListDoc> {
+  const pages: PageEntry[] = [];
+  const seen = new Set<string>();
+  let items: unknown[] = [];
+  let first: { json: unknown; body: Buffer; path: string[] } | undefined;
+  let url: string | undefined = listUrl(ctx, req);
+  while (url !== undefined) {
+    seen.add(url);
+    const result: Fetched = prefetched ?? (await ctx.client.getJson(url, undefined, { signal: ctx.signal }));
+    prefetched = undefined;
+    if (result.notModified) {
+      throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified to a request without validators.`, result.contentType, '');
+    }
+    const hash = sha256(result.body);
+    // A portal that ignores the page parameter serves page 1 again: stop before its items count twice.
+    if (pages.some((p) => p.sha256 === hash)) {
+      ctx.warn(`${requestLabel(url)}: this page repeats an earlier one; stopping paging here (check the paging settings).`);
+      break;
+    }
+    const found = listIn(result.json, ctx, req, url);
+    pages.push({ url: ctx.client.keyFor(url), etag: result.etag, lastModified: result.lastModified, sha256: hash });
+    if (!first) first = { json: result.json, body: result.body, path: found.path };
+    // concat, not push(...items): a spread of 100,000 arguments overflows the stack.
+    items = items.concat(found.items);
+    if (items.length > req.maxItems) {
+      throw new LimitError(
+        `${requestLabel(ctx.client.urlFor(req.path))}: more than ${req.maxItems} ${req.kind}, the limit set by ${req.limitFlag}. ` +
+          `Raise ${req.limitFlag} if the portal really has this many.`,
+      );
+    }
+    const next = nextPageUrl({ json: result.json, link: result.link, url, itemCount: found.items.length }, ctx.paging);
+    url = next === undefined ? undefined : ctx.client.urlFor(new URL(next, result.url).href);
+    if (url !== undefined && seen.has(url)) {
+      ctx.warn(`${requestLabel(url)}: the next-page link points to a page already fetched; stopping paging here.`);
+      url = undefined;
+    }
+    if (url !== undefined && pages.length >= ctx.paging.maxPages) {
+      throw new LimitError(
+        `${requestLabel(ctx.client.urlFor(req.path))}: more than ${ctx.paging.maxPages} pages, the limit set by paging.maxPages ` +
+          `in the config file. Raise it, or set paging.pageSize to ask for bigger pages.`,
+      );
+    }
+  }
+  if (!first) throw new Error('internal: a list fetch ended without a page');
+  const merged = pages.length === 1 ? first.json : replaceList(first.json, first.path, items);
+  const bytes = pages.length === 1 ? first.body : Buffer.from(JSON.stringify(merged));
+  ctx.cache.recordDoc(req.mirrorPath, { sha256: sha256(bytes), pages });
+  return { bytes, json: merged, items, listPath: first.path, pages: pages.length, source: 'fetched' };
+}
+
+/** The token-free URL of a list's first page. */
+function listUrl(ctx: ListContext, req: ListRequest): string {
+  return ctx.client.urlFor(firstPageUrl(ctx.client.urlFor(req.path), ctx.paging));
+}
+
+/** findList, with the URL in front of its message: the log must say which response had no list. */
+function listIn(json: unknown, ctx: ListContext, req: ListRequest, url: string): { items: unknown[]; path: string[] } {
+  try {
+    return findList(json, req.kind, explicitPath(ctx, req.kind));
+  } catch (error) {
+    if (!(error instanceof CalfeedError)) throw error;
+    throw new CalfeedError(error.code, `${requestLabel(url)}: ${error.message}`, { cause: error });
+  }
+}
+
+function explicitPath(ctx: ListContext, kind: ListKind): string | undefined {
+  return kind === 'calendars' ? ctx.fields?.lists?.calendars : ctx.fields?.lists?.events;
+}

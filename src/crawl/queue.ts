@@ -1,0 +1,89 @@
+// A bounded work queue: N workers pull tasks from lazy sources, so 100,000 details never exist as
+// 100,000 pending promises. Two lanes: 'first' (a calendar's details) is drained before 'later'
+// (the next calendars' event lists), so a calendar's list entries are released soon after it is
+// listed, and workers only move on to another list when no details are waiting.
+
+export type Task = () => Promise<void>;
+
+/** Runs tasks from lazy sources with at most `workers` running at once; the first error stops it. */
+export class WorkQueue {
+  private readonly first: Array<Iterator<Task>> = [];
+  private readonly later: Array<Iterator<Task>> = [];
+  private running = 0;
+  private failure: { error: unknown } | undefined;
+  private wake: (() => void) | undefined;
+  private wakeUp: Promise<void> = this.rearm();
+
+  constructor(
+    private readonly workers: number,
+    /** Called once, with the first error, so the owner can abort tasks in flight. */
+    private readonly onFailure: (error: unknown) => void,
+  ) {}
+
+  /** Adds a lazy source of tasks to a lane. */
+  add(tasks: Iterable<Task>, lane: 'first' | 'later'): void {
+    (lane === 'first' ? this.first : this.later).push(tasks[Symbol.iterator]());
+    this.notify();
+  }
+
+  /** Runs until every source is drained and every task has finished; rejects with the first error. */
+  async run(): Promise<void> {
+    await Promise.all(Array.from({ length: Math.max(1, this.workers) }, () => this.worker()));
+    if (this.failure) throw this.failure.error;
+  }
+
+  /** Records a failure from outside a task (an abort signal). */
+  fail(error: unknown): void {
+    if (this.failure) return;
+    this.failure = { error };
+    this.onFailure(error);
+    this.notify();
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      if (this.failure) return;
+      const task = this.take();
+      if (!task) {
+        if (this.running === 0) {
+          this.notify(); // let the other idle workers see that everything is done
+          return;
+        }
+        await this.wakeUp;
+        continue;
+      }
+      this.running++;
+      try {
+        await task();
+      } catch (error) {
+        this.fail(error);
+      } finally {
+        this.running--;
+        this.notify();
+      }
+    }
+  }
+
+  private take(): Task | undefined {
+    for (const lane of [this.first, this.later]) {
+      while (lane.length > 0) {
+        const next = lane[0]!.next();
+        if (!next.done) return next.value;
+        lane.shift();
+      }
+    }
+    return undefined;
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wakeUp = this.rearm();
+    wake?.();
+  }
+
+  private rearm(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+  }
+}

@@ -1,0 +1,319 @@
+// The portal client: keep-alive connections (one undici Agent, `connections` = concurrency), a gate
+// that bounds requests in flight, an optional requests-per-second pacer, retries with backoff that
+// honor Retry-After, redirects that never carry the token to another origin, and conditional GETs.
+// Every URL it reports is token-free: in query-parameter mode the token is added only on the wire.
+
+import { setTimeout as delay } from 'node:timers/promises';
+import { Agent } from 'undici';
+import { CalfeedError, ConfigError } from '../errors.js';
+import { HttpError, NetworkError, formatSeconds, requestLabel, statusLine } from './errors.js';
+import { exchange, type Exchange } from './exchange.js';
+import { parseJson } from './json.js';
+import { Gate, Pacer } from './rate-limit.js';
+import { bodySnippet } from './redact.js';
+import { backoffMs, isRetryableStatus, parseRetryAfter, RETRY_STATUS } from './retry.js';
+
+export interface AuthConfig {
+  mode: 'header' | 'query' | 'none';
+  /** Header name, default 'Authorization'. */
+  header: string;
+  /** Scheme before the token, default 'Bearer'; '' sends the raw token. */
+  scheme: string;
+  /** Query parameter name in 'query' mode, default 'access_token'. */
+  queryParam: string;
+}
+
+export interface HttpOptions {
+  /** May carry a path prefix (http://host/api); trailing slash optional. */
+  baseUrl: string;
+  token?: string;
+  auth: AuthConfig;
+  concurrency: number;
+  /** Requests per second, optional. */
+  rateLimit?: number;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** Extra attempts after the first. */
+  retries: number;
+  retryBaseMs: number;
+  /** Cap on any single wait, Retry-After included; a longer Retry-After fails with a clear message. */
+  retryMaxWaitMs: number;
+  maxResponseBytes: number;
+  userAgent: string;
+  signal?: AbortSignal;
+  random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  onRetry?: (info: { url: string; attempt: number; waitMs: number; reason: string }) => void;
+  onWarning?: (message: string) => void;
+}
+
+export interface Validators {
+  etag?: string;
+  lastModified?: string;
+}
+
+export interface FetchResult {
+  /** Final URL (after redirects), token-free. */
+  url: string;
+  status: number;
+  notModified: boolean;
+  body: Buffer;
+  etag?: string;
+  lastModified?: string;
+  link?: string;
+  contentType?: string;
+}
+
+/** Per-call options: the crawler passes its own signal so one fatal error can stop the rest. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+/** An HTTP client for one portal; call close() when done. */
+export class PortalClient {
+  readonly stats = { requests: 0, retries: 0, notModified: 0, bytes: 0 };
+  readonly concurrency: number;
+  private readonly opts: HttpOptions;
+  private readonly base: URL;
+  private readonly agent: Agent;
+  private readonly gate: Gate;
+  private readonly pacer: Pacer | undefined;
+  private readonly random: () => number;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+
+  constructor(opts: HttpOptions) {
+    this.opts = opts;
+    this.base = parseBase(opts.baseUrl);
+    this.concurrency = Math.max(1, Math.floor(opts.concurrency));
+    this.agent = new Agent({
+      connections: this.concurrency,
+      connect: { timeout: opts.connectTimeoutMs },
+      headersTimeout: opts.headersTimeoutMs,
+      bodyTimeout: opts.bodyTimeoutMs,
+    });
+    this.gate = new Gate(this.concurrency);
+    this.random = opts.random ?? Math.random;
+    // The default sleep ends with the signal, so an aborted crawl leaves no timer keeping Node alive.
+    this.sleep = opts.sleep ? (ms) => opts.sleep!(ms) : (ms, signal) => delay(ms, undefined, { signal }).then(() => undefined);
+    this.pacer = opts.rateLimit ? new Pacer(opts.rateLimit, Date.now, this.sleep) : undefined;
+  }
+
+  /** Most requests seen in flight at once. */
+  get maxInFlight(): number {
+    return this.gate.maxActive;
+  }
+
+  /** The token-free absolute URL for a path relative to baseUrl, or for an absolute URL. */
+  urlFor(pathOrUrl: string): string {
+    return this.resolve(pathOrUrl).href;
+  }
+
+  /**
+   * A stable cache key for a request: the token-free URL relative to baseUrl when it lies under it
+   * (so a portal that moves, like the embedded demo on a new port, keeps its cache), else absolute.
+   * get() accepts the key back.
+   */
+  keyFor(pathOrUrl: string): string {
+    const href = this.resolve(pathOrUrl).href;
+    return href.startsWith(this.base.href) && href.length > this.base.href.length ? href.slice(this.base.href.length) : href;
+  }
+
+  /** GET a path relative to baseUrl (e.g. 'event-calendar/7/events') or an absolute URL on the same origin (paging links). */
+  async get(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<FetchResult> {
+    const url = this.resolve(pathOrUrl);
+    const signal = combine(this.opts.signal, call?.signal);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.follow(url, validators, signal);
+      } catch (error) {
+        const wait = this.retryWait(error, attempt);
+        if (wait === undefined) throw error;
+        this.stats.retries++;
+        this.opts.onRetry?.({ url: url.href, attempt: attempt + 1, waitMs: wait.ms, reason: wait.reason });
+        await this.pause(wait.ms, signal);
+      }
+    }
+  }
+
+  /** GET and parse JSON; RESPONSE error naming the URL, content type and the first ~200 bytes when the body is not JSON. */
+  async getJson(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<FetchResult & { json: unknown }> {
+    const result = await this.get(pathOrUrl, validators, call);
+    if (result.notModified) return { ...result, json: undefined };
+    return { ...result, json: parseJson(result, this.opts.token) };
+  }
+
+  /** Closes the keep-alive connections. */
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private resolve(pathOrUrl: string): URL {
+    const absolute = /^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl);
+    const url = absolute ? new URL(pathOrUrl) : new URL(pathOrUrl.replace(/^\/+/, ''), this.base);
+    // A paging link may echo our token back; drop it so cache keys and messages stay token-free.
+    const { mode, queryParam } = this.opts.auth;
+    if (mode === 'query' && url.searchParams.has(queryParam)) url.searchParams.delete(queryParam);
+    return url;
+  }
+
+  /** One logical attempt: a request plus up to five redirects. */
+  private async follow(start: URL, validators: Validators | undefined, signal: AbortSignal | undefined): Promise<FetchResult> {
+    let url = start;
+    let withAuth = this.sameOrigin(url, start);
+    for (let hop = 0; ; hop++) {
+      const res = await this.send(url, withAuth, validators, signal);
+      const display = url.href;
+      if (REDIRECT.has(res.status)) {
+        const location = res.headers['location'];
+        if (!location || hop >= MAX_REDIRECTS) {
+          const why = location ? `more than ${MAX_REDIRECTS} redirects` : 'a redirect without a Location header';
+          throw new HttpError(display, res.status, '', {
+            message: `${requestLabel(display)}: ${statusLine(res.status)}, ${why}. Check --base-url.`,
+          });
+        }
+        const next = this.resolve(new URL(location, url).href);
+        withAuth = withAuth && this.sameOrigin(next, url);
+        url = next;
+        continue;
+      }
+      const result: FetchResult = {
+        url: display,
+        status: res.status,
+        notModified: res.status === 304,
+        body: res.body,
+        etag: res.headers['etag'],
+        lastModified: res.headers['last-modified'],
+        link: res.headers['link'],
+        contentType: res.headers['content-type'],
+      };
+      if (res.status === 304) {
+        this.stats.notModified++;
+        return { ...result, body: Buffer.alloc(0) };
+      }
+      if (res.status >= 200 && res.status < 300) {
+        this.stats.bytes += res.body.length;
+        return result;
+      }
+      throw new HttpError(display, res.status, res.body.length ? bodySnippet(res.body, this.opts.token) : '', {
+        retryAfterMs: parseRetryAfter(res.headers['retry-after'], Date.now()),
+      });
+    }
+  }
+
+  /** Whether a URL may receive the token; warns when the token is being withheld. */
+  private sameOrigin(url: URL, from: URL): boolean {
+    if (url.origin === this.base.origin) return true;
+    if (this.opts.auth.mode !== 'none' && this.opts.token) {
+      this.opts.onWarning?.(
+        `${requestLabel(from.href)} leads to another origin, ${url.origin}; following it without the token.`,
+      );
+    }
+    return false;
+  }
+
+  private async send(url: URL, withAuth: boolean, validators: Validators | undefined, signal: AbortSignal | undefined): Promise<Exchange> {
+    const { auth, token } = this.opts;
+    const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, accept: 'application/json' };
+    if (validators?.etag) headers['if-none-match'] = validators.etag;
+    if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
+    let wire = url;
+    if (withAuth && token && auth.mode === 'header') {
+      headers[auth.header.toLowerCase()] = auth.scheme ? `${auth.scheme} ${token}` : token;
+    } else if (withAuth && token && auth.mode === 'query') {
+      wire = new URL(url.href);
+      wire.searchParams.set(auth.queryParam, token);
+    }
+    const release = await this.gate.acquire(signal);
+    try {
+      await this.pacer?.take(signal);
+      if (signal?.aborted) throw interrupted();
+      this.stats.requests++;
+      return await exchange(wire, {
+        dispatcher: this.agent,
+        headers,
+        signal,
+        headersTimeoutMs: this.opts.headersTimeoutMs,
+        bodyTimeoutMs: this.opts.bodyTimeoutMs,
+        connectTimeoutMs: this.opts.connectTimeoutMs,
+        maxResponseBytes: this.opts.maxResponseBytes,
+        displayUrl: url.href,
+        token,
+      });
+    } finally {
+      release();
+    }
+  }
+
+  /** How long to wait before the next attempt, or undefined to give up (the error is then final). */
+  private retryWait(error: unknown, attempt: number): { ms: number; reason: string } | undefined {
+    let reason: string;
+    if (error instanceof HttpError && isRetryableStatus(error.status)) {
+      reason = `${error.status} ${RETRY_STATUS.get(error.status)}`;
+    } else if (error instanceof NetworkError) {
+      reason = error.failure === 'connection' ? 'connection failed' : error.failure.replace('-', ' ');
+    } else {
+      return undefined;
+    }
+    if (attempt >= this.opts.retries) {
+      if (this.opts.retries > 0) error.message += ` Gave up after ${attempt + 1} attempts.`;
+      return undefined;
+    }
+    const asked = error instanceof HttpError ? error.retryAfterMs : undefined;
+    if (asked !== undefined && asked > this.opts.retryMaxWaitMs) {
+      error.message +=
+        ` The portal asked to wait ${formatSeconds(asked)} (Retry-After), longer than --retry-max-wait ` +
+        `(${formatSeconds(this.opts.retryMaxWaitMs)}). Try again later, or raise --retry-max-wait.`;
+      return undefined;
+    }
+    const ms = asked ?? backoffMs(attempt, this.opts.retryBaseMs, this.opts.retryMaxWaitMs, this.random);
+    return { ms, reason };
+  }
+
+  private async pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted) throw interrupted();
+    if (!signal) return this.sleep(ms);
+    // Injected sleeps (tests) ignore the signal, so race them against it.
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(interrupted());
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([this.sleep(ms, signal).catch((e: unknown) => (signal.aborted ? undefined : Promise.reject(e))), aborted]);
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    }
+    if (signal.aborted) throw interrupted();
+  }
+}
+
+function interrupted(): CalfeedError {
+  return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.');
+}
+
+function combine(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return AbortSignal.any([a, b]);
+}
+
+function parseBase(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`--base-url "${baseUrl}" is not a URL. Give the portal's API address, e.g. https://portal.example.edu/api.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`--base-url "${baseUrl}" must start with http:// or https://.`);
+  }
+  // A trailing slash makes relative resolution keep the path prefix (/api + events -> /api/events).
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  url.search = '';
+  url.hash = '';
+  return url;
+}

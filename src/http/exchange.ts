@@ -1,0 +1,152 @@
+// One HTTP exchange over undici: send a GET, read the body under a size cap, and turn undici's
+// low-level failures into NetworkError / LimitError with messages a person can act on.
+// Retries, redirects and politeness live in client.ts; this file knows nothing about them.
+
+import { request, type Dispatcher } from 'undici';
+import { CalfeedError } from '../errors.js';
+import { LimitError, NetworkError, requestLabel } from './errors.js';
+import { redact } from './redact.js';
+
+export interface ExchangeOptions {
+  dispatcher: Dispatcher;
+  headers: Record<string, string>;
+  signal: AbortSignal | undefined;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  connectTimeoutMs: number;
+  maxResponseBytes: number;
+  /** Token-free URL for messages. */
+  displayUrl: string;
+  token: string | undefined;
+}
+
+export interface Exchange {
+  status: number;
+  /** Lower-case names; repeated headers joined with ', '. */
+  headers: Record<string, string>;
+  /** The whole body for 2xx, the first bytes for 4xx/5xx, empty otherwise. */
+  body: Buffer;
+}
+
+/** Bytes of an error body kept for the message; the rest is discarded. */
+const ERROR_BODY_BYTES = 1024;
+
+/** Sends one GET and reads its body; throws NetworkError, LimitError or CalfeedError('INTERRUPTED'). */
+export async function exchange(url: URL, opts: ExchangeOptions): Promise<Exchange> {
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, {
+      method: 'GET',
+      dispatcher: opts.dispatcher,
+      headers: opts.headers,
+      signal: opts.signal,
+      headersTimeout: opts.headersTimeoutMs,
+      bodyTimeout: opts.bodyTimeoutMs,
+    });
+  } catch (error) {
+    throw networkError(error, opts);
+  }
+  const headers = flattenHeaders(response.headers);
+  const status = response.statusCode;
+  try {
+    if (status >= 200 && status < 300) {
+      return { status, headers, body: await readCapped(response.body, headers, opts) };
+    }
+    if (status >= 400) {
+      return { status, headers, body: await readHead(response.body, ERROR_BODY_BYTES) };
+    }
+    await response.body.dump();
+    return { status, headers, body: Buffer.alloc(0) };
+  } catch (error) {
+    response.body.destroy();
+    throw networkError(error, opts);
+  }
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  headers: Record<string, string>,
+  opts: ExchangeOptions,
+): Promise<Buffer> {
+  const declared = Number(headers['content-length']);
+  // Refuse a declared oversize body before downloading any of it.
+  if (Number.isFinite(declared) && declared > opts.maxResponseBytes) throw tooLarge(opts);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > opts.maxResponseBytes) throw tooLarge(opts);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+async function readHead(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= maxBytes) break; // leaving the loop destroys the stream: no need to download an error page
+  }
+  return Buffer.concat(chunks, size).subarray(0, maxBytes);
+}
+
+function tooLarge(opts: ExchangeOptions): LimitError {
+  return new LimitError(
+    `${requestLabel(opts.displayUrl)}: the response is larger than ${formatBytes(opts.maxResponseBytes)}, ` +
+      `the limit set by --max-response-bytes. Raise --max-response-bytes if the portal really sends bodies this big.`,
+  );
+}
+
+/** "20 MB", "512 KB", "100 bytes". */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KB`;
+  return `${n} bytes`;
+}
+
+const CONNECTION_TEXT: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the portal',
+  EPIPE: 'connection closed by the portal',
+  UND_ERR_SOCKET: 'connection closed by the portal',
+  UND_ERR_CLOSED: 'connection closed',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'response ended before its Content-Length',
+};
+
+/** Maps whatever undici threw to one of our errors; passes our own errors through. */
+function networkError(error: unknown, opts: ExchangeOptions): Error {
+  if (error instanceof CalfeedError) return error;
+  if (opts.signal?.aborted) {
+    return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.', {
+      cause: error,
+    });
+  }
+  const code = (error as { code?: string }).code ?? '';
+  const url = opts.displayUrl;
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new NetworkError(url, 'connect-timeout', '', { timeoutMs: opts.connectTimeoutMs, cause: error });
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new NetworkError(url, 'headers-timeout', '', { timeoutMs: opts.headersTimeoutMs, cause: error });
+    case 'UND_ERR_BODY_TIMEOUT':
+      return new NetworkError(url, 'body-timeout', '', { timeoutMs: opts.bodyTimeoutMs, cause: error });
+  }
+  const text = CONNECTION_TEXT[code] ?? `request failed (${redact((error as Error).message ?? String(error), opts.token)})`;
+  return new NetworkError(url, 'connection', text, { cause: error });
+}

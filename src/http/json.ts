@@ -1,0 +1,30 @@
+// Turning a 2xx body into JSON, or into an error that shows what came instead (an HTML error page
+// with status 200 is the classic). The mirror keeps the bytes as they were; this only reads them.
+
+import { ResponseError, requestLabel, statusLine } from './errors.js';
+import type { FetchResult } from './client.js';
+import { bodySnippet, redact } from './redact.js';
+
+/** Parses a response body as JSON; ResponseError naming the URL, content type and first bytes otherwise. */
+export function parseJson(result: FetchResult, token: string | undefined): unknown {
+  const type = result.contentType ?? 'no Content-Type';
+  const fail = (what: string, cause?: unknown): ResponseError =>
+    new ResponseError(
+      result.url,
+      `${requestLabel(result.url)}: ${what} (${statusLine(result.status)}, ${type}). ` +
+        `Body starts with: ${bodySnippet(result.body, token)}. Check --base-url and the portal's status.`,
+      result.contentType,
+      bodySnippet(result.body, token),
+      { cause },
+    );
+  if (result.body.length === 0) throw fail('expected JSON but the body is empty');
+  // A UTF-8 byte-order mark is legal in the wild but not for JSON.parse; the mirror keeps it.
+  const text = result.body.toString('utf8').replace(/^\uFEFF/, '');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const looksHtml = /^\s*</.test(text);
+    const detail = redact((error as Error).message, token);
+    throw fail(looksHtml ? 'expected JSON but got an HTML page' : `the body is not valid JSON (${detail})`, error);
+  }
+}

@@ -1,0 +1,42 @@
+// Retry policy, as pure functions: which answers deserve another try, and how long to wait.
+
+/** Statuses worth retrying, each with the reason shown in the log. */
+export const RETRY_STATUS: ReadonlyMap<number, string> = new Map([
+  [408, 'request timeout'],
+  [425, 'too early'],
+  [429, 'rate limited'],
+  [500, 'server error'],
+  [502, 'bad gateway'],
+  [503, 'service unavailable'],
+  [504, 'gateway timeout'],
+]);
+
+/** Whether a response status is worth another attempt. */
+export function isRetryableStatus(status: number): boolean {
+  return RETRY_STATUS.has(status);
+}
+
+/**
+ * Exponential backoff with full jitter (AWS architecture blog): a random wait in
+ * [0, min(cap, base * 2^attempt)). Jitter spreads retries so a recovering portal is not hit by
+ * every client at the same instant. `attempt` is 0 for the first retry.
+ */
+export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number): number {
+  const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30));
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * Parses Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP date. Returns milliseconds from
+ * `nowMs` (0 for a date in the past), or undefined when the header is absent or unreadable.
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Only accept something that looks like an HTTP date: Date.parse is lenient about junk like "5".
+  if (!/^[A-Za-z]{3},? /.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}
