@@ -1,0 +1,97 @@
+// One VEVENT. Every value comes from the model and its build history, never from the clock, so the
+// same data gives the same bytes and calendar apps see no phantom updates.
+
+import { eventPublished, eventStamp, isCancelled, type FeedEvent, type SiteContext } from '../../model.js';
+import { absoluteUrl, paths } from '../../paths.js';
+import { htmlToText, stripControl } from '../text.js';
+import { dateValue, escapeText, paramValue, uriValue, utcDateTime } from './lines.js';
+import { nextDay } from '../syndication/when.js';
+
+/**
+ * Percent-encode everything but RFC 3986 unreserved characters. The encoding is injective (a '%'
+ * in an id is itself encoded), so distinct ids stay distinct, and the result holds no '/', '@',
+ * ',', ';', '\' or whitespace, so the UID needs no TEXT escaping and its parts cannot run together.
+ * A lone surrogate (not valid UTF-8) becomes %uXXXX, a form the byte encoding never produces.
+ */
+function encodeIdPart(id: string): string {
+  let out = '';
+  for (const ch of id) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (/^[A-Za-z0-9\-._~]$/.test(ch)) out += ch;
+    else if (code >= 0xd800 && code <= 0xdfff) out += '%u' + code.toString(16).toUpperCase().padStart(4, '0');
+    else for (const byte of Buffer.from(ch, 'utf8')) out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** The site's host name, lower case, for UIDs; a site URL that does not parse keeps its text. */
+function siteHost(site: SiteContext): string {
+  try {
+    return new URL(site.siteUrl).host.toLowerCase();
+  } catch {
+    return encodeIdPart(site.siteUrl);
+  }
+}
+
+/** The stable UID of an event: from calendar id + event id + the site host, identical across builds. */
+export function eventUid(event: FeedEvent, site: SiteContext): string {
+  // Ids, not path slugs: a slug can change when a case-twin id appears, a portal id does not.
+  return `${encodeIdPart(event.calendarId)}/${encodeIdPart(event.id)}@${siteHost(site)}`;
+}
+
+/** STATUS value: removed events are cancelled so subscribed apps drop them. */
+function status(event: FeedEvent): string {
+  if (isCancelled(event)) return 'CANCELLED';
+  return event.status === 'tentative' ? 'TENTATIVE' : 'CONFIRMED';
+}
+
+/** A plain ASCII address that is safe inside a mailto: URI as is; anything else gets no ORGANIZER rather than a broken one. */
+function organizerEmail(email: string | undefined): string | undefined {
+  const trimmed = email?.trim();
+  return trimmed && /^[A-Za-z0-9!$&'*+\-/=^_`{|}~.]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/.test(trimmed) ? trimmed : undefined;
+}
+
+/** Clean a model string for a TEXT value: control characters out, then RFC 5545 escaping. */
+function text(value: string): string {
+  return escapeText(stripControl(value));
+}
+
+/** The unfolded content lines of one VEVENT. */
+export function veventLines(event: FeedEvent, site: SiteContext): string[] {
+  const lines = ['BEGIN:VEVENT', `UID:${eventUid(event, site)}`];
+  lines.push(`DTSTAMP:${utcDateTime(eventStamp(event))}`);
+  if (event.when.kind === 'allDay') {
+    // DTEND of a DATE event is exclusive (RFC 5545 3.6.1): the day after the last day.
+    lines.push(`DTSTART;VALUE=DATE:${dateValue(event.when.startDate)}`);
+    lines.push(`DTEND;VALUE=DATE:${dateValue(nextDay(event.when.endDate))}`);
+  } else {
+    lines.push(`DTSTART:${utcDateTime(event.when.start)}`);
+    // Without an end we write no DTEND (and no invented DURATION): RFC 5545 defines that as an event
+    // ending when it starts, and Google, Apple, Outlook and Thunderbird all import it as a point in
+    // time at the right start, whereas a made-up duration would show an end the portal never gave.
+    if (event.when.end !== undefined && event.when.end > event.when.start) {
+      lines.push(`DTEND:${utcDateTime(event.when.end)}`);
+    }
+  }
+  lines.push(`CREATED:${utcDateTime(eventPublished(event))}`);
+  lines.push(`LAST-MODIFIED:${utcDateTime(eventStamp(event))}`);
+  lines.push(`SEQUENCE:${Math.max(0, Math.trunc(event.sequence))}`);
+  lines.push(`STATUS:${status(event)}`);
+  lines.push(`SUMMARY:${text(event.title)}`);
+  const description = event.description ? htmlToText(event.description) : '';
+  if (description) lines.push(`DESCRIPTION:${text(description)}`);
+  const location = event.location?.text ? stripControl(event.location.text).trim() : '';
+  if (location) lines.push(`LOCATION:${escapeText(location)}`);
+  const url = uriValue(event.url) ?? absoluteUrl(site.siteUrl, paths.eventPage(event.calendarSlug, event.slug));
+  lines.push(`URL;VALUE=URI:${url}`);
+  const categories = event.categories.map((c) => stripControl(c).trim()).filter((c) => c !== '');
+  // Each item is escaped on its own: a comma inside a category must not split it in two.
+  if (categories.length) lines.push(`CATEGORIES:${categories.map(escapeText).join(',')}`);
+  const email = organizerEmail(event.organizer?.email);
+  if (email) {
+    const name = stripControl(event.organizer?.name ?? '').trim();
+    lines.push(`ORGANIZER${name ? `;CN=${paramValue(name)}` : ''}:mailto:${email}`);
+  }
+  lines.push('END:VEVENT');
+  return lines;
+}

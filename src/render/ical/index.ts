@@ -1,0 +1,94 @@
+// iCalendar feeds (RFC 5545 with the RFC 7986 calendar properties and the X-WR-* ones Apple,
+// Google and Outlook read). Pure: the same model and site context give the same bytes.
+
+import type { Calendar, FeedEvent, SiteContext } from '../../model.js';
+import { absoluteUrl, paths } from '../../paths.js';
+import { calendarList, htmlToText, stripControl } from '../text.js';
+import { eventEndMs, sortByStart, zoneLookup } from '../syndication/when.js';
+import { veventLines } from './event.js';
+import { durationValue, escapeText, serialize } from './lines.js';
+
+export { eventUid } from './event.js';
+
+const DAY_MS = 86_400_000;
+
+interface CalendarHeader {
+  name: string;
+  description: string;
+  timeZone: string;
+  /** Absolute URL of the .ics file itself. */
+  source: string;
+}
+
+function headerLines(header: CalendarHeader, site: SiteContext): string[] {
+  const name = escapeText(stripControl(header.name));
+  const description = escapeText(header.description);
+  const refresh = durationValue(site.refreshMinutes);
+  const lines = [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    `PRODID:-//calfeed//calfeed ${escapeText(stripControl(site.version))}//EN`,
+    'CALSCALE:GREGORIAN',
+    'METHOD:PUBLISH',
+    `NAME:${name}`,
+    `X-WR-CALNAME:${name}`,
+  ];
+  if (description) lines.push(`DESCRIPTION:${description}`, `X-WR-CALDESC:${description}`);
+  lines.push(
+    // Every time is UTC; the zone only tells apps which zone the calendar "lives" in for display.
+    `X-WR-TIMEZONE:${escapeText(stripControl(header.timeZone))}`,
+    // RFC 7986 for new clients, X-PUBLISHED-TTL for Outlook and older Apple Calendar.
+    `REFRESH-INTERVAL;VALUE=DURATION:${refresh}`,
+    `X-PUBLISHED-TTL:${refresh}`,
+    `URL;VALUE=URI:${header.source}`,
+    `SOURCE;VALUE=URI:${header.source}`,
+  );
+  return lines;
+}
+
+/** Events in the iCalendar window, in a stable order. */
+function windowed(events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
+  const zone = zoneLookup(calendars, site);
+  // Past events stay a while so "what was that talk last week" still works in calendar apps.
+  const cutoff = site.now - site.icalPastDays * DAY_MS;
+  return sortByStart(events.filter((e) => eventEndMs(e, zone(e)) >= cutoff), zone);
+}
+
+/** calendar.ics for one calendar (cal given) or all calendars combined (cal null; title = site.title). Events outside the window (ended more than site.icalPastDays days before site.now) are left out; removed events (removedAt) and cancelled ones are STATUS:CANCELLED. */
+export function renderIcs(cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): string {
+  const header: CalendarHeader = cal
+    ? {
+        name: cal.title,
+        description: cal.description ? htmlToText(cal.description) : '',
+        timeZone: cal.timeZone,
+        source: absoluteUrl(site.siteUrl, paths.calendar(cal.slug, 'calendar.ics')),
+      }
+    : {
+        name: site.title,
+        description: calendars.length ? `${stripControl(site.title)}: ${calendarList(calendars)}` : '',
+        timeZone: site.timeZone,
+        source: absoluteUrl(site.siteUrl, paths.site('calendar.ics')),
+      };
+  let out = serialize(headerLines(header, site));
+  for (const event of windowed(events, calendars, site)) out += veventText(event, site);
+  return out + serialize(['END:VCALENDAR']);
+}
+
+/** One serialized VEVENT. */
+function veventText(event: FeedEvent, site: SiteContext): string {
+  return serialize(veventLines(event, site));
+}
+
+/** One event's .ics (paths.eventIcs) for "add to calendar" buttons: a VCALENDAR with METHOD:PUBLISH and one VEVENT. */
+export function renderEventIcs(_cal: Calendar, event: FeedEvent, site: SiteContext): string {
+  const lines = [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    `PRODID:-//calfeed//calfeed ${escapeText(stripControl(site.version))}//EN`,
+    'CALSCALE:GREGORIAN',
+    'METHOD:PUBLISH',
+    // No X-WR-CALNAME here: with it, Outlook and Apple Calendar offer to create a new calendar
+    // for a single event instead of adding the event to one the user already has.
+  ];
+  return serialize(lines) + veventText(event, site) + serialize(['END:VCALENDAR']);
+}

@@ -1,0 +1,97 @@
+// RFC 5545 content lines, written by hand rather than by the `ics` package. ics 3.12 (the version
+// installed; see node_modules/ics/dist) folds by code points (utils/fold-line.js uses runes2, so a
+// line of emoji reaches ~300 octets), hard-codes "X-PUBLISHED-TTL:PT1H" and has no NAME,
+// X-WR-CALDESC, X-WR-TIMEZONE, REFRESH-INTERVAL or SOURCE (pipeline/format.js formatHeader), joins
+// CATEGORIES unescaped, writes ORGANIZER;CN="a \"b\"" (a DQUOTE is not allowed inside a quoted
+// parameter, RFC 5545 3.1), fills a random UID and DTSTAMP=now, and rejects the whole calendar when
+// one URL or e-mail fails its yup schema. Wrapping it would mean unfolding its output, deleting and
+// re-adding header lines and pre-escaping its inputs: more code than the ~100 lines below.
+
+const CRLF = '\r\n';
+const MAX_OCTETS = 75;
+
+/** Escape a TEXT value (RFC 5545 3.3.11): backslash, semicolon, comma, and newlines as \n. */
+export function escapeText(text: string): string {
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/;/g, '\\;')
+    .replace(/,/g, '\\,')
+    .replace(/\r\n|\r|\n/g, '\\n');
+}
+
+/**
+ * A parameter value (RFC 5545 3.2): always quoted, so ; : , need no escaping, and with the
+ * characters a quoted-string cannot hold (DQUOTE, controls, newlines) removed.
+ */
+export function paramValue(text: string): string {
+  return `"${text.replace(/["\r\n\t]/g, ' ').replace(/ {2,}/g, ' ').trim()}"`;
+}
+
+/**
+ * Fold one content line at 75 octets (RFC 5545 3.1). Continuation lines start with one space, which
+ * counts toward their 75, and a UTF-8 sequence is never split: we cut between code points only.
+ */
+export function foldLine(line: string): string {
+  if (Buffer.byteLength(line, 'utf8') <= MAX_OCTETS) return line;
+  const parts: string[] = [];
+  let current = '';
+  let octets = 0;
+  let limit = MAX_OCTETS;
+  for (const ch of line) {
+    const size = Buffer.byteLength(ch, 'utf8');
+    if (octets + size > limit) {
+      parts.push(current);
+      current = '';
+      octets = 0;
+      limit = MAX_OCTETS - 1;
+    }
+    current += ch;
+    octets += size;
+  }
+  parts.push(current);
+  return parts.join(CRLF + ' ');
+}
+
+/** Join content lines into an iCalendar stream: folded, CRLF after every line including the last. */
+export function serialize(lines: string[]): string {
+  return lines.map((line) => foldLine(line) + CRLF).join('');
+}
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+/** A UTC DATE-TIME value, e.g. 20260325T150000Z. */
+export function utcDateTime(ms: number): string {
+  const d = new Date(ms);
+  return (
+    pad(d.getUTCFullYear(), 4) + pad(d.getUTCMonth() + 1) + pad(d.getUTCDate()) +
+    'T' + pad(d.getUTCHours()) + pad(d.getUTCMinutes()) + pad(d.getUTCSeconds()) + 'Z'
+  );
+}
+
+/** A DATE value from `YYYY-MM-DD`, e.g. 20261224. */
+export function dateValue(isoDate: string): string {
+  return isoDate.replace(/-/g, '');
+}
+
+/** A DURATION value from minutes, e.g. 180 -> PT3H, 90 -> PT1H30M (never zero or negative). */
+export function durationValue(minutes: number): string {
+  const total = Math.max(1, Math.round(minutes));
+  const h = Math.floor(total / 60);
+  const m = total % 60;
+  return 'PT' + (h ? `${h}H` : '') + (m ? `${m}M` : '');
+}
+
+/**
+ * An absolute http(s) URL fit for a URI value, or undefined. Portal URLs are untrusted: a value
+ * with spaces or line breaks would break the content line, so it goes through the WHATWG parser,
+ * whose href is percent-encoded.
+ */
+export function uriValue(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const parsed = new URL(url.trim());
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,149 @@
+// RSS 2.0, Atom 1.0 and JSON Feed 1.1 through the `feed` package (v6), with its gaps closed here.
+// What feed 6 does that we work around (see node_modules/feed/lib/feed.js):
+// - it falls back to new Date() for feed dates: we always pass `updated`, taken from the data;
+// - RSS pubDate prefers `published` over `date`: the RSS feed gets items without `published`, so
+//   pubDate is when the event was published or last changed (eventStamp);
+// - Atom ids go through new URL(): we give a urn:uuid derived from the UID (a valid IRI, stable);
+// - titles and summaries are CDATA marked type="html", and xml-js escapes only the first "]]>" in
+//   CDATA: we pass HTML-escaped titles and bodies in which no "]]>" can remain;
+// - attribute values get only '&' and '"' escaped, so a '<' in a category would break the XML: we
+//   drop '<' from category names;
+// - it writes JSON Feed version 1 and ignores `language`: we rewrite the JSON (version 1.1, ids,
+//   plain-text titles, `authors`, `language`, and the `_calfeed` extension for widget.js).
+
+import { createHash } from 'node:crypto';
+import { Feed, type Item } from 'feed';
+import { eventPublished, eventStamp, type Calendar, type FeedEvent, type SiteContext } from '../../model.js';
+import { absoluteUrl, paths } from '../../paths.js';
+import { eventUid } from '../ical/event.js';
+import { calendarList, htmlToText, stripControl } from '../text.js';
+import { calfeedExtension, eventLinks, itemBody, itemTitle } from './item.js';
+import { eventEndMs, sortByStart, zoneLookup } from './when.js';
+
+export interface SyndicationFeeds {
+  rss: string;
+  atom: string;
+  json: string;
+}
+
+interface Entry {
+  event: FeedEvent;
+  zone: string;
+  uid: string;
+  title: string;
+  body: string;
+}
+
+/** Upcoming events for the feeds: not ended at site.now, not removed, by start then id, at most feedLimit. */
+export function selectFeedEvents(events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
+  const zone = zoneLookup(calendars, site);
+  const upcoming = events.filter((e) => e.removedAt === undefined && eventEndMs(e, zone(e)) > site.now);
+  return sortByStart(upcoming, zone).slice(0, Math.max(0, site.feedLimit));
+}
+
+/** Feed-level date from the data: newest item stamp, else newest event stamp, else the epoch. */
+function feedUpdated(items: FeedEvent[], all: FeedEvent[]): Date {
+  const pool = items.length ? items : all;
+  return new Date(pool.reduce((max, e) => Math.max(max, eventStamp(e)), 0));
+}
+
+/** A name-based (v5-style) UUID of the UID, as an Atom id: same UID, same id, every build. */
+function urnUuid(uid: string): string {
+  const h = createHash('sha1').update('calfeed:' + uid, 'utf8').digest();
+  h[6] = ((h[6] ?? 0) & 0x0f) | 0x50;
+  h[8] = ((h[8] ?? 0) & 0x3f) | 0x80;
+  const hex = h.subarray(0, 16).toString('hex');
+  return `urn:uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Escape text that readers will treat as HTML (quotes stay readable in element content). */
+function escapeMarkup(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** HTML for a CDATA section: any "]]>" left would end it early, and "]]&gt;" reads the same in HTML. */
+function cdataSafe(html: string): string {
+  return html.replace(/]]>/g, ']]&gt;');
+}
+
+function buildFeed(cal: Calendar | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, withPublished: boolean): Feed {
+  const file = (name: 'rss.xml' | 'atom.xml' | 'feed.json'): string =>
+    absoluteUrl(site.siteUrl, cal ? paths.calendar(cal.slug, name) : paths.site(name));
+  const title = stripControl(cal ? cal.title : site.title).trim() || 'Events';
+  const description = (cal?.description ? htmlToText(cal.description) : '') ||
+    (cal ? `Upcoming events: ${title}` : `Upcoming events: ${calendarList(calendars) || title}`);
+  const feed = new Feed({
+    id: file('atom.xml'),
+    title,
+    description,
+    link: cal ? absoluteUrl(site.siteUrl, paths.calendarDir(cal.slug)) : site.siteUrl,
+    updated,
+    generator: `calfeed ${stripControl(site.version)}`,
+    language: site.locale,
+    ttl: site.refreshMinutes,
+    feedLinks: { rss: file('rss.xml'), atom: file('atom.xml'), json: file('feed.json') },
+    // Atom requires an author on the feed or on every entry.
+    author: { name: stripControl(site.title).trim() || 'calfeed' },
+  });
+  for (const { event, uid, title: itemText, body } of entries) {
+    const item: Item = {
+      // Both formats put the title in CDATA marked (Atom) or read (most RSS readers) as HTML.
+      title: escapeMarkup(itemText),
+      id: urnUuid(uid),
+      guid: uid,
+      link: eventLinks(event, site).page,
+      date: new Date(eventStamp(event)),
+      description: cdataSafe(body),
+      category: event.categories
+        .map((c) => stripControl(c).replace(/</g, '').trim())
+        .filter((c) => c !== '')
+        .map((c) => ({ name: c, term: c })),
+    };
+    if (withPublished) item.published = new Date(eventPublished(event));
+    feed.addItem(item);
+  }
+  return feed;
+}
+
+/** JSON Feed 1.1 from feed's version-1 output, with plain-text titles and the _calfeed extension. */
+function jsonFeed(feed: Feed, entries: Entry[], site: SiteContext): string {
+  const doc = JSON.parse(feed.json1()) as Record<string, unknown> & { items: Record<string, unknown>[] };
+  const { author, items, ...rest } = doc;
+  const out: Record<string, unknown> = {
+    ...rest,
+    version: 'https://jsonfeed.org/version/1.1',
+    language: site.locale,
+    ...(author ? { authors: [author] } : {}),
+    items: items.map((item, i) => {
+      const entry = entries[i];
+      if (!entry) return item;
+      return {
+        ...item,
+        id: entry.uid,
+        // JSON Feed titles are plain text; consumers escape them (the HTML formats carry escaped ones).
+        title: entry.title,
+        _calfeed: calfeedExtension(entry.event, site, entry.zone),
+      };
+    }),
+  };
+  // Escape < > & as \u escapes: the same JSON, but safe to inline in a <script> on a host page.
+  return JSON.stringify(out, null, 2).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+}
+
+/** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null). */
+export function renderSyndication(cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): SyndicationFeeds {
+  const selected = selectFeedEvents(events, calendars, site);
+  const zoneFor = zoneLookup(calendars, site);
+  const entries: Entry[] = selected.map((event) => {
+    const zone = zoneFor(event);
+    return { event, zone, uid: eventUid(event, site), title: itemTitle(event, site, zone), body: itemBody(event, site, zone) };
+  });
+  const updated = feedUpdated(selected, events);
+  const atomAndJson = buildFeed(cal, calendars, entries, updated, site, true);
+  const rss = buildFeed(cal, calendars, entries, updated, site, false);
+  return {
+    rss: stripControl(rss.rss2()) + '\n',
+    atom: stripControl(atomAndJson.atom1()) + '\n',
+    json: jsonFeed(atomAndJson, entries, site),
+  };
+}

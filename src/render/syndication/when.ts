@@ -1,0 +1,123 @@
+// When an event starts and ends as instants, how events are ordered, and how their dates read in
+// a locale. iCalendar and the syndication feeds both use these, so a feed and a calendar agree on
+// which events are upcoming and in which order.
+
+import { DateTime } from 'luxon';
+import type { Calendar, CalendarEvent, SiteContext } from '../../model.js';
+
+/** The IANA zone each event is shown in (its calendar's, else the site default), as a map lookup. */
+export function zoneLookup(calendars: Calendar[], site: SiteContext): (event: CalendarEvent) => string {
+  const zones = new Map(calendars.map((c) => [c.id, c.timeZone]));
+  return (event) => zones.get(event.calendarId) ?? site.timeZone;
+}
+
+// Zone conversion (luxon asks Intl for offsets) is the slowest step of rendering a big calendar,
+// and all-day events share few distinct dates, so midnights are memoized per (date, zone).
+const midnights = new Map<string, number>();
+
+/** Midnight starting a `YYYY-MM-DD` day in a zone, epoch ms. */
+function dayStart(date: string, zone: string): number {
+  const key = date + ' ' + zone;
+  let ms = midnights.get(key);
+  if (ms === undefined) {
+    const dt = DateTime.fromISO(date, { zone });
+    // An unknown zone was rejected by configuration; UTC keeps rendering total rather than NaN.
+    ms = (dt.isValid ? dt : DateTime.fromISO(date, { zone: 'utc' })).toMillis();
+    if (midnights.size > 50_000) midnights.clear();
+    midnights.set(key, ms);
+  }
+  return ms;
+}
+
+/** Start instant, epoch ms (all-day events start at midnight in their zone). */
+export function eventStartMs(event: CalendarEvent, zone: string): number {
+  return event.when.kind === 'timed' ? event.when.start : dayStart(event.when.startDate, zone);
+}
+
+/**
+ * End instant, epoch ms, exclusive: an all-day event ends at midnight after its last day; a timed
+ * event without an end is an instant (RFC 5545 3.6.1: no DTEND means it ends when it starts).
+ */
+export function eventEndMs(event: CalendarEvent, zone: string): number {
+  if (event.when.kind === 'timed') return event.when.end ?? event.when.start;
+  return dayStart(nextDay(event.when.endDate), zone);
+}
+
+/** The day after a `YYYY-MM-DD` date (calendar arithmetic, no zone involved). */
+export function nextDay(date: string): string {
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  return Number.isNaN(ms) ? date : new Date(ms + 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * Events ordered by start, then calendar id, then event id, so output never depends on input order.
+ * Start instants are computed once per event (all-day starts need a zone conversion).
+ */
+export function sortByStart<E extends CalendarEvent>(events: E[], zone: (e: E) => string): E[] {
+  return events
+    .map((event) => ({ event, start: eventStartMs(event, zone(event)) }))
+    .sort(
+      (a, b) =>
+        a.start - b.start ||
+        compareStrings(a.event.calendarId, b.event.calendarId) ||
+        compareStrings(a.event.id, b.event.id),
+    )
+    .map(({ event }) => event);
+}
+
+/** Code-unit order: locale-independent, so every machine sorts the same way. */
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** A cached Intl formatter; an invalid locale or zone falls back to en / UTC instead of throwing. */
+function formatter(locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = locale + JSON.stringify(options);
+  let f = formatters.get(key);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat(locale, options);
+    } catch {
+      f = new Intl.DateTimeFormat('en', { ...options, timeZone: options.timeZone && isZone(options.timeZone) ? options.timeZone : 'UTC' });
+    }
+    formatters.set(key, f);
+  }
+  return f;
+}
+
+function isZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const DATE: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' };
+const TIME: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
+
+/** Noon UTC of a `YYYY-MM-DD` date: formatted in UTC it is that date whatever the locale. */
+function dateOnly(date: string): Date {
+  return new Date(`${date}T12:00:00Z`);
+}
+
+/** The date (and start time) that leads an item title, e.g. "Wed, Mar 25, 2026, 5:00 PM"; all-day events show their date range. */
+export function formatWhenShort(event: CalendarEvent, locale: string, zone: string): string {
+  if (event.when.kind === 'allDay') {
+    const f = formatter(locale, { ...DATE, timeZone: 'UTC' });
+    return f.formatRange(dateOnly(event.when.startDate), dateOnly(event.when.endDate));
+  }
+  return formatter(locale, { ...DATE, ...TIME, timeZone: zone }).format(new Date(event.when.start));
+}
+
+/** The full time span for an item body, with the zone named, e.g. "Wed, Mar 25, 2026, 5:00 – 7:00 PM (Europe/Vilnius)". */
+export function formatWhenLong(event: CalendarEvent, locale: string, zone: string): string {
+  if (event.when.kind === 'allDay') return formatWhenShort(event, locale, zone);
+  const f = formatter(locale, { ...DATE, ...TIME, timeZone: zone });
+  const { start, end } = event.when;
+  const span = end !== undefined && end > start ? f.formatRange(new Date(start), new Date(end)) : f.format(new Date(start));
+  return `${span} (${zone})`;
+}
