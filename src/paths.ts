@@ -98,6 +98,7 @@ export type SiteFile =
   | 'calendar.ics'
   | 'widget.js'
   | 'style.css'
+  | 'page.js'
   | 'past.html';
 export type CalendarFile =
   | 'index.html'

@@ -1,0 +1,51 @@
+// The HTML renderer: index page, calendar pages, event pages, the iframe widget page and the static
+// assets. Templates are loaded and compiled once (loadHtmlRenderer); every render call after that
+// is pure: the same model, site and templates give the same bytes.
+
+import { CalfeedError } from '../../errors.js';
+import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../../model.js';
+import { paths } from '../../paths.js';
+import { loadTemplates } from './templates.js';
+import { calendarViews, eventView, indexView } from './view.js';
+
+export interface HtmlRenderer {
+  /** index.html: every calendar with its upcoming-events count and subscribe links. */
+  index(model: SiteModel, site: SiteContext): string;
+  /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
+  calendar(cal: Calendar, events: FeedEvent[], site: SiteContext): { index: string; past: string; widget: string };
+  /** calendars/{slug}/events/{eventSlug}.html: the whole event, with JSON-LD and an "add to calendar" link. */
+  event(cal: Calendar, event: FeedEvent, site: SiteContext): string;
+  /** Static assets written at the site root, keyed by output path: style.css, widget.js, page.js. */
+  assets(): Record<string, string>;
+}
+
+/** The site-root assets the pages and the widget snippet refer to. */
+export const ASSET_FILES = ['style.css', 'widget.js', 'page.js'] as const;
+
+/**
+ * Compile the built-in templates/ overlaid by files of the same relative name from userDir, and
+ * return the renderer. A template that fails to compile throws CalfeedError('BUILD') naming the
+ * file and line.
+ */
+export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> {
+  const templates = await loadTemplates(userDir);
+  const assets: Record<string, string> = {};
+  for (const name of ASSET_FILES) {
+    const text = templates.assets[name];
+    if (text === undefined) throw new CalfeedError('BUILD', `templates/assets/${name} is missing; reinstall calfeed.`);
+    assets[paths.site(name)] = text;
+  }
+  return {
+    index: (model, site) => templates.render('index', indexView(model, site)),
+    calendar(cal, events, site) {
+      const views = calendarViews(cal, events, site);
+      return {
+        index: templates.render('calendar', views.index),
+        past: templates.render('past', views.past),
+        widget: templates.render('widget', views.widget),
+      };
+    },
+    event: (cal, event, site) => templates.render('event', eventView(cal, event, site)),
+    assets: () => ({ ...assets }),
+  };
+}

@@ -1,0 +1,63 @@
+// schema.org Event JSON-LD for search engines. The JSON goes inside a <script> element, where the
+// HTML parser ends the element at the first "</script" whatever the JSON means, so every character
+// that could start markup is written as a \u escape: still the same JSON, but inert as HTML.
+
+import type { Calendar, FeedEvent } from '../../model.js';
+import { isCancelled } from '../../model.js';
+import { absoluteUrl, paths } from '../../paths.js';
+import { htmlToText } from '../text.js';
+import { eventSpan, isoInZone } from './format.js';
+import { safeHttpUrl } from './links.js';
+
+/** JSON text that is safe to place verbatim inside an HTML <script> element. */
+export function escapeJsonForScript(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+/** The schema.org Event object for one event (plain data; see eventJsonLd for the script text). */
+export function eventSchema(cal: Calendar, e: FeedEvent, siteUrl: string, zone: string): Record<string, unknown> {
+  const when = e.when;
+  let startDate: string;
+  let endDate: string | undefined;
+  if (when.kind === 'allDay') {
+    startDate = when.startDate;
+    endDate = when.endDate;
+  } else {
+    startDate = isoInZone(when.start, zone);
+    endDate = when.end === undefined ? undefined : isoInZone(eventSpan(when, zone).end, zone);
+  }
+  const schema: Record<string, unknown> = {
+    '@context': 'https://schema.org',
+    '@type': 'Event',
+    name: e.title,
+    startDate,
+    ...(endDate === undefined ? {} : { endDate }),
+    eventStatus: isCancelled(e) ? 'https://schema.org/EventCancelled' : 'https://schema.org/EventScheduled',
+    url: absoluteUrl(siteUrl, paths.eventPage(cal.slug, e.slug)),
+  };
+  if (e.description) schema.description = htmlToText(e.description);
+  if (e.location) {
+    schema.location = {
+      '@type': 'Place',
+      name: e.location.name ?? e.location.text,
+      ...(e.location.address ? { address: e.location.address } : {}),
+    };
+  }
+  const image = safeHttpUrl(e.image);
+  if (image) schema.image = [image];
+  if (e.organizer?.name || e.organizer?.email) {
+    schema.organizer = {
+      '@type': 'Organization',
+      ...(e.organizer.name ? { name: e.organizer.name } : {}),
+      ...(e.organizer.email ? { email: e.organizer.email } : {}),
+    };
+  }
+  const sameAs = safeHttpUrl(e.url);
+  if (sameAs) schema.sameAs = sameAs;
+  return schema;
+}
+
+/** The JSON-LD text for an event page's <script type="application/ld+json">. */
+export function eventJsonLd(cal: Calendar, e: FeedEvent, siteUrl: string, zone: string): string {
+  return escapeJsonForScript(JSON.stringify(eventSchema(cal, e, siteUrl, zone)));
+}

@@ -1,0 +1,123 @@
+// Loading and compiling templates: the one part of the HTML renderer that touches the disk, and it
+// does so once, before any page is rendered. Built-in files come from the package's templates/
+// folder; a user folder (--templates) overlays files of the same relative name.
+
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fg from 'fast-glob';
+import Handlebars from 'handlebars';
+import { CalfeedError, ConfigError } from '../../errors.js';
+
+/** The package's own templates/ folder (the same relative place from src/ and from dist/). */
+export const BUILTIN_TEMPLATES = fileURLToPath(new URL('../../../templates/', import.meta.url));
+
+/** Pages every renderer needs; a user folder may add partials but not new pages. */
+export const PAGE_NAMES = ['index', 'calendar', 'past', 'widget', 'event'] as const;
+export type PageName = (typeof PAGE_NAMES)[number];
+
+// strict: a misspelt field in a (user) template fails the build instead of rendering blank.
+// Prototype access stays at Handlebars' closed default: templates only see own properties.
+const COMPILE_OPTIONS: CompileOptions = { strict: true, preventIndent: true };
+
+export interface TemplateSet {
+  /** Render a page template with a plain view model. */
+  render(name: PageName, view: object): string;
+  /** Static assets (style.css, widget.js, ...), by file name. */
+  assets: Record<string, string>;
+}
+
+interface Source {
+  file: string;
+  text: string;
+}
+
+async function collect(dir: string, into: Map<string, Source>): Promise<void> {
+  const entries = await fg(['layouts/**/*.hbs', 'partials/**/*.hbs', 'pages/**/*.hbs', 'assets/*'], {
+    cwd: dir,
+    onlyFiles: true,
+    dot: false,
+  });
+  // Sorted so that overlay order, and so the result, never depends on directory order.
+  for (const rel of entries.sort()) {
+    const file = join(dir, rel);
+    into.set(rel, { file, text: await readFile(file, 'utf8') });
+  }
+}
+
+function lineOf(error: unknown): number | undefined {
+  if (error && typeof error === 'object' && typeof (error as { lineNumber?: unknown }).lineNumber === 'number') {
+    return (error as { lineNumber: number }).lineNumber;
+  }
+  const match = /line (\d+)/.exec(error instanceof Error ? error.message : String(error));
+  return match ? Number(match[1]) : undefined;
+}
+
+function compileError(src: Source, error: unknown): CalfeedError {
+  const line = lineOf(error);
+  const detail = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  return new CalfeedError(
+    'BUILD',
+    `Template ${src.file}${line === undefined ? '' : ` line ${line}`} does not compile: ${detail}. ` +
+      'Fix it, or remove it from the --templates folder to use the built-in one.',
+    { cause: error },
+  );
+}
+
+function compile(hb: typeof Handlebars, src: Source): HandlebarsTemplateDelegate {
+  try {
+    // compile() is lazy; precompile() parses and compiles now, so errors surface at load time.
+    hb.precompile(src.text, COMPILE_OPTIONS);
+    return hb.compile(src.text, COMPILE_OPTIONS);
+  } catch (error) {
+    throw compileError(src, error);
+  }
+}
+
+/** Load built-in templates overlaid by userDir, compile them all, and return the page renderer. */
+export async function loadTemplates(userDir?: string, builtinDir: string = BUILTIN_TEMPLATES): Promise<TemplateSet> {
+  const sources = new Map<string, Source>();
+  await collect(builtinDir, sources);
+  if (userDir !== undefined) {
+    const dir = resolve(userDir);
+    const info = await stat(dir).catch(() => undefined);
+    if (!info?.isDirectory()) throw new ConfigError(`--templates: "${dir}" is not a folder. Give a folder of .hbs files laid out like templates/ (layouts/, partials/, pages/).`);
+    await collect(dir, sources);
+  }
+
+  const hb = Handlebars.create();
+  const pages = new Map<string, { src: Source; template: HandlebarsTemplateDelegate }>();
+  const assets: Record<string, string> = {};
+  for (const [rel, src] of sources) {
+    if (rel.startsWith('assets/')) {
+      assets[rel.slice('assets/'.length)] = src.text;
+      continue;
+    }
+    const name = rel.replace(/\.hbs$/, '');
+    const template = compile(hb, src);
+    if (name.startsWith('partials/')) hb.registerPartial(name.slice('partials/'.length), template);
+    else if (name.startsWith('layouts/')) hb.registerPartial(name, template);
+    else pages.set(name.slice('pages/'.length), { src, template });
+  }
+  for (const name of PAGE_NAMES) {
+    if (!pages.has(name)) throw new CalfeedError('BUILD', `Template pages/${name}.hbs is missing from ${builtinDir}; reinstall calfeed.`);
+  }
+
+  return {
+    assets,
+    render(name, view) {
+      const page = pages.get(name)!;
+      try {
+        return page.template(view);
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        throw new CalfeedError(
+          'BUILD',
+          `Template ${page.src.file} (or a partial it uses) failed to render: ${detail}. ` +
+            'Templates can use only the fields calfeed documents for each page.',
+          { cause: error },
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,245 @@
+// View models: the plain data each template sees. Built here from the model, so templates (the
+// built-in ones and users' overrides) get preformatted, already-safe values and nothing else: never
+// the config, the token or a model object with a prototype.
+
+import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../../model.js';
+import { isCancelled } from '../../model.js';
+import { absoluteUrl, paths } from '../../paths.js';
+import { sanitizeHtml } from '../sanitize.js';
+import { htmlToText } from '../text.js';
+import {
+  dayKeyOf, eventDayKey, eventSpan, formatDay, formatListTime, formatLongWhen, isoInZone, safeLocale, safeZone, splitByNow,
+} from './format.js';
+import { eventJsonLd } from './jsonld.js';
+import { relHref, safeHttpUrl, safeMailto, subscribeLinks, type SubscribeLinks } from './links.js';
+
+/** Items the iframe widget lists before pointing to the calendar page. */
+export const WIDGET_LIMIT = 20;
+
+export interface PageView {
+  lang: string;
+  title: string;
+  siteTitle: string;
+  description: string | null;
+  home: string;
+  stylesheet: string;
+  script: string;
+  canonical: string;
+  generator: string;
+  crumbs: { label: string; href: string }[];
+  alternates: { type: string; title: string; href: string }[];
+}
+
+export interface EventItemView {
+  title: string;
+  href: string;
+  time: string;
+  datetime: string;
+  allDay: boolean;
+  ongoing: boolean;
+  location: string | null;
+  cancelled: boolean;
+}
+
+export interface DayView {
+  key: string;
+  label: string;
+  events: EventItemView[];
+}
+
+interface Ctx {
+  site: SiteContext;
+  locale: string;
+}
+
+function ctx(site: SiteContext): Ctx {
+  return { site, locale: safeLocale(site.locale) };
+}
+
+function page(c: Ctx, file: string, title: string, feeds: SubscribeLinks, feedName: string, crumbs: PageView['crumbs'], description?: string): PageView {
+  return {
+    lang: c.locale,
+    title,
+    siteTitle: c.site.title,
+    description: description ?? null,
+    home: relHref(file, paths.site('index.html')),
+    stylesheet: relHref(file, paths.site('style.css')),
+    script: relHref(file, paths.site('page.js')),
+    canonical: absoluteUrl(c.site.siteUrl, file),
+    generator: `calfeed ${c.site.version}`,
+    crumbs,
+    alternates: [
+      { type: 'application/rss+xml', title: `${feedName} (RSS)`, href: feeds.rss },
+      { type: 'application/atom+xml', title: `${feedName} (Atom)`, href: feeds.atom },
+      { type: 'application/feed+json', title: `${feedName} (JSON Feed)`, href: feeds.json },
+    ],
+  };
+}
+
+function zoneOf(cal: Calendar, site: SiteContext): string {
+  return safeZone(cal.timeZone, safeZone(site.timeZone));
+}
+
+function item(c: Ctx, cal: Calendar, e: FeedEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
+  const day = eventDayKey(e.when, zone);
+  return {
+    title: e.title,
+    href: relHref(fromFile, paths.eventPage(cal.slug, e.slug)),
+    time: formatListTime(e.when, zone, c.locale),
+    datetime: e.when.kind === 'allDay' ? e.when.startDate : isoInZone(e.when.start, zone),
+    allDay: e.when.kind === 'allDay',
+    ongoing: todayKey !== null && day < todayKey,
+    location: e.location?.text || null,
+    cancelled: isCancelled(e),
+  };
+}
+
+/**
+ * Events grouped by day in the calendar's zone. Upcoming events that started before today (a
+ * multi-day event in progress) are listed under today, where a visitor looks for them.
+ */
+function groupByDay(c: Ctx, cal: Calendar, events: FeedEvent[], zone: string, fromFile: string, upcoming: boolean): DayView[] {
+  const todayKey = upcoming ? dayKeyOf(c.site.now, zone) : null;
+  const days = new Map<string, DayView>();
+  for (const e of events) {
+    const own = eventDayKey(e.when, zone);
+    const key = todayKey !== null && own < todayKey ? todayKey : own;
+    let day = days.get(key);
+    if (!day) {
+      day = { key, label: formatDay(key, c.locale), events: [] };
+      days.set(key, day);
+    }
+    day.events.push(item(c, cal, e, zone, fromFile, todayKey));
+  }
+  return [...days.values()];
+}
+
+/** A calendar's events split at "now": upcoming by start, past newest first. */
+export function splitEvents(cal: Calendar, events: FeedEvent[], site: SiteContext): { upcoming: FeedEvent[]; past: FeedEvent[] } {
+  return splitByNow(events, zoneOf(cal, site), site.now);
+}
+
+function description(html: string | undefined, baseUrl: string | undefined): string | null {
+  if (!html) return null;
+  const clean = sanitizeHtml(html, baseUrl).trim();
+  return clean === '' ? null : clean;
+}
+
+/** A short plain-text summary for <meta name="description">. */
+function summary(html: string | undefined): string | undefined {
+  if (!html) return undefined;
+  const text = htmlToText(html).replace(/\s+/g, ' ').trim();
+  if (text === '') return undefined;
+  const chars = [...text]; // by code point, so an emoji is never cut in half
+  return chars.length > 200 ? chars.slice(0, 199).join('').trimEnd() + '…' : text;
+}
+
+/** View of index.html. */
+export function indexView(model: SiteModel, site: SiteContext) {
+  const c = ctx(site);
+  const file = paths.site('index.html');
+  const subscribe = subscribeLinks(site.siteUrl, null, site.title);
+  const calendars = model.calendars.map((cal) => {
+    const { upcoming } = splitEvents(cal, model.events.get(cal.id) ?? [], site);
+    const count = upcoming.filter((e) => !isCancelled(e)).length;
+    return {
+      title: cal.title,
+      href: relHref(file, paths.calendar(cal.slug, 'index.html')),
+      description: description(cal.description, safeHttpUrl(cal.url) ?? undefined),
+      upcomingCount: count,
+      upcomingOne: count === 1,
+      subscribe: subscribeLinks(site.siteUrl, cal.slug, cal.title),
+    };
+  });
+  return { page: page(c, file, site.title, subscribe, site.title, []), calendars, subscribe, copyId: 'calfeed-url-all' };
+}
+
+/** Views of a calendar's index.html, past.html and widget.html. */
+export function calendarViews(cal: Calendar, events: FeedEvent[], site: SiteContext) {
+  const c = ctx(site);
+  const zone = zoneOf(cal, site);
+  const { upcoming, past } = splitEvents(cal, events, site);
+  const indexFile = paths.calendar(cal.slug, 'index.html');
+  const pastFile = paths.calendar(cal.slug, 'past.html');
+  const widgetFile = paths.calendar(cal.slug, 'widget.html');
+  const subscribe = subscribeLinks(site.siteUrl, cal.slug, cal.title);
+  const calendar = {
+    title: cal.title,
+    description: description(cal.description, safeHttpUrl(cal.url) ?? undefined),
+    portalUrl: safeHttpUrl(cal.url),
+    timeZone: zone,
+    slug: cal.slug,
+  };
+  const embed = {
+    widgetScript: absoluteUrl(site.siteUrl, paths.site('widget.js')),
+    widgetPage: absoluteUrl(site.siteUrl, paths.calendar(cal.slug, 'widget.html')),
+  };
+  const back = [{ label: cal.title, href: relHref(pastFile, indexFile) }];
+  const upcomingCount = upcoming.filter((e) => !isCancelled(e)).length;
+  return {
+    index: {
+      page: page(c, indexFile, cal.title, subscribe, cal.title, [], summary(cal.description)),
+      calendar,
+      subscribe,
+      copyId: 'calfeed-url',
+      embed,
+      days: groupByDay(c, cal, upcoming, zone, indexFile, true),
+      upcomingCount,
+      upcomingOne: upcomingCount === 1,
+      pastHref: relHref(indexFile, pastFile),
+      pastCount: past.length,
+    },
+    past: {
+      page: page(c, pastFile, `${cal.title}: past events`, subscribe, cal.title, back),
+      calendar,
+      days: groupByDay(c, cal, past, zone, pastFile, false),
+      upcomingHref: relHref(pastFile, indexFile),
+    },
+    widget: {
+      page: page(c, widgetFile, cal.title, subscribe, cal.title, []),
+      calendar,
+      events: upcoming.slice(0, WIDGET_LIMIT).map((e) => ({
+        ...item(c, cal, e, zone, widgetFile, null),
+        day: formatDay(eventDayKey(e.when, zone), c.locale),
+      })),
+      more: upcoming.length > WIDGET_LIMIT,
+      calendarHref: relHref(widgetFile, indexFile),
+    },
+  };
+}
+
+/** View of one event's page. */
+export function eventView(cal: Calendar, e: FeedEvent, site: SiteContext) {
+  const c = ctx(site);
+  const zone = zoneOf(cal, site);
+  const file = paths.eventPage(cal.slug, e.slug);
+  const indexFile = paths.calendar(cal.slug, 'index.html');
+  const subscribe = subscribeLinks(site.siteUrl, cal.slug, cal.title);
+  const span = eventSpan(e.when, zone);
+  const email = safeMailto(e.organizer?.email);
+  return {
+    page: page(c, file, `${e.title} · ${cal.title}`, subscribe, cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(e.description)),
+    calendar: { title: cal.title, href: relHref(file, indexFile), timeZone: zone },
+    event: {
+      title: e.title,
+      cancelled: isCancelled(e),
+      removed: e.removedAt !== undefined,
+      allDay: e.when.kind === 'allDay',
+      when: formatLongWhen(e.when, zone, c.locale),
+      datetime: e.when.kind === 'allDay' ? e.when.startDate : isoInZone(e.when.start, zone),
+      // The visitor's-zone line is filled in by page.js from these instants.
+      startIso: new Date(span.start).toISOString(),
+      endIso: e.when.kind === 'timed' && e.when.end !== undefined ? new Date(e.when.end).toISOString() : '',
+      location: e.location
+        ? { name: e.location.name ?? null, address: e.location.address ?? null, text: e.location.text }
+        : null,
+      description: description(e.description, safeHttpUrl(e.url) ?? safeHttpUrl(cal.url) ?? undefined),
+      portalUrl: safeHttpUrl(e.url),
+      icsHref: relHref(file, paths.eventIcs(cal.slug, e.slug)),
+      categories: e.categories,
+      organizer: e.organizer?.name || email ? { name: e.organizer?.name ?? null, email: email ? e.organizer?.email ?? null : null, mailto: email } : null,
+      image: safeHttpUrl(e.image),
+    },
+    jsonLd: eventJsonLd(cal, e, site.siteUrl, zone),
+  };
+}

@@ -1,0 +1,39 @@
+// Turning a request URL into a path inside the served folder, refusing anything that could leave
+// it. Checked on the raw URL, because Node hands it over unnormalized: "/../", "%2e%2e", encoded
+// slashes and backslashes, NUL. A browser never sends these for a real link, so refusing them
+// costs nothing.
+
+export type RequestPath =
+  | {
+      ok: true;
+      /** Decoded path segments below the folder (no empty, '.' or '..' segments). */
+      segments: string[];
+      /** The decoded URL path, starting with '/', for _headers matching. */
+      urlPath: string;
+      /** Whether the URL path ends with '/' (a folder URL). */
+      folder: boolean;
+    }
+  | { ok: false; reason: string };
+
+/** Parse and check a request target such as `/calendars/x/index.html?y=1`. */
+export function parseRequestPath(target: string): RequestPath {
+  const raw = target.split(/[?#]/, 1)[0] ?? '';
+  if (!raw.startsWith('/')) return { ok: false, reason: 'the path must start with /' };
+  // Encoded separators and NUL would turn one URL segment into several file-system segments.
+  if (/%(2f|5c|00)/i.test(raw) || raw.includes('\\')) return { ok: false, reason: 'encoded slash, backslash or NUL' };
+  const segments: string[] = [];
+  const parts = raw.split('/').slice(1);
+  for (const part of parts) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(part);
+    } catch {
+      return { ok: false, reason: 'malformed percent-encoding' };
+    }
+    if (decoded === '.' || decoded === '..') return { ok: false, reason: 'dot segment' };
+    if (/[\u0000/\\]/.test(decoded)) return { ok: false, reason: 'separator in a segment' };
+    if (decoded !== '') segments.push(decoded);
+  }
+  const folder = raw.endsWith('/');
+  return { ok: true, segments, urlPath: '/' + segments.join('/') + (folder && segments.length > 0 ? '/' : ''), folder };
+}

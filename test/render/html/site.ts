@@ -1,0 +1,20 @@
+// Render every HTML page and asset of a model into a map of output path -> content, the way the
+// build does, so tests can follow links between pages.
+
+import type { SiteContext, SiteModel } from '../../../src/model.js';
+import { paths } from '../../../src/paths.js';
+import type { HtmlRenderer } from '../../../src/render/html/index.js';
+
+export function renderHtmlSite(html: HtmlRenderer, model: SiteModel, site: SiteContext): Map<string, string> {
+  const files = new Map<string, string>(Object.entries(html.assets()));
+  files.set(paths.site('index.html'), html.index(model, site));
+  for (const cal of model.calendars) {
+    const events = model.events.get(cal.id) ?? [];
+    const pages = html.calendar(cal, events, site);
+    files.set(paths.calendar(cal.slug, 'index.html'), pages.index);
+    files.set(paths.calendar(cal.slug, 'past.html'), pages.past);
+    files.set(paths.calendar(cal.slug, 'widget.html'), pages.widget);
+    for (const event of events) files.set(paths.eventPage(cal.slug, event.slug), html.event(cal, event, site));
+  }
+  return files;
+}

@@ -1,0 +1,111 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CalfeedError } from '../../../src/errors.js';
+import { loadHtmlRenderer } from '../../../src/render/html/index.js';
+import { sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
+import { byClass, parse, select, text } from './dom.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** A temp --templates folder holding the given files. */
+async function userDir(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'calfeed-templates-'));
+  dirs.push(dir);
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, rel)), { recursive: true });
+    await writeFile(join(dir, rel), content);
+  }
+  return dir;
+}
+
+async function buildError(promise: Promise<unknown>): Promise<CalfeedError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(CalfeedError);
+  return error as CalfeedError;
+}
+
+const site = sampleSite();
+
+describe('user templates', () => {
+  it('override a partial and keep the rest built-in', async () => {
+    const dir = await userDir({ 'partials/event-item.hbs': '<li class="mine">{{title}} @ {{#if location}}{{location}}{{/if}}</li>\n' });
+    const html = await loadHtmlRenderer(dir);
+    const model = sampleModel();
+    const cal = model.calendars[0]!;
+    const doc = parse(html.calendar(cal, model.events.get(cal.id)!, site).index);
+    expect(byClass(doc, 'mine').map(text)).toEqual([
+      'Open lecture: Quantum computing @ Main Hall, Universiteto g. 3, Vilnius',
+      'Lab tour @ Main Hall, Universiteto g. 3, Vilnius',
+      'Spring break 🌸 @ ',
+    ]);
+    // The layout and the subscribe partial are still the built-in ones.
+    expect(select(doc, 'a').map((a) => a.attribs.href)).toContain('webcal://events.example.edu/feeds/calendars/science/calendar.ics');
+  });
+
+  it('override a page and a layout, still escaping data', async () => {
+    const dir = await userDir({
+      'pages/event.hbs': '{{#> layouts/base}}<h1 class="custom">{{event.title}}</h1>{{/layouts/base}}',
+      'layouts/base.hbs': '<!doctype html><html lang="{{page.lang}}"><body class="my-layout">{{> @partial-block}}</body></html>',
+    });
+    const html = await loadHtmlRenderer(dir);
+    const page = html.event(sampleCalendar(), sampleEvent({ title: 'A <b>bold</b> claim' }), site);
+    expect(page).toBe('<!doctype html><html lang="en"><body class="my-layout"><h1 class="custom">A &lt;b&gt;bold&lt;/b&gt; claim</h1></body></html>');
+  });
+
+  it('can add partials of their own', async () => {
+    const dir = await userDir({
+      'partials/brand.hbs': '<p class="brand">{{page.siteTitle}}</p>',
+      'pages/index.hbs': '{{#> layouts/base}}<h1>x</h1>{{> brand}}{{/layouts/base}}',
+    });
+    const html = await loadHtmlRenderer(dir);
+    expect(byClass(parse(html.index(sampleModel(), site)), 'brand').map(text)).toEqual(['University Events']);
+  });
+
+  it('a broken template fails with BUILD naming the file and the line', async () => {
+    const dir = await userDir({ 'partials/subscribe.hbs': '<ul>\n<li>ok</li>\n{{#if subscribe}}\n<li>{{subscribe.rss}}</li>\n{{/each}}\n</ul>\n' });
+    const error = await buildError(loadHtmlRenderer(dir));
+    expect(error.code).toBe('BUILD');
+    expect(error.message).toContain(join(dir, 'partials/subscribe.hbs'));
+    expect(error.message).toMatch(/line 3\b/);
+
+    const dir2 = await userDir({ 'pages/past.hbs': 'line one\nline two {{calendar.title\n' });
+    const error2 = await buildError(loadHtmlRenderer(dir2));
+    expect(error2.code).toBe('BUILD');
+    expect(error2.message).toContain(join(dir2, 'pages/past.hbs'));
+    expect(error2.message).toMatch(/line 2\b/);
+  });
+
+  it('a misspelt field fails the render with BUILD instead of rendering blank', async () => {
+    const dir = await userDir({ 'pages/index.hbs': '<h1>{{page.sitetitle}}</h1>' });
+    const html = await loadHtmlRenderer(dir);
+    const error = await buildError(Promise.resolve().then(() => html.index(sampleModel(), site)));
+    expect(error.code).toBe('BUILD');
+    expect(error.message).toContain(join(dir, 'pages/index.hbs'));
+    expect(error.message).toContain('sitetitle');
+  });
+
+  it('see only the plain view model: no config, no prototypes', async () => {
+    const dir = await userDir({
+      'pages/index.hbs': '{{#each this}}[{{@key}}]{{/each}}{{#each page}}<{{@key}}>{{/each}}',
+      'pages/calendar.hbs': '{{#with calendar}}{{lookup this "constructor"}}{{lookup this "__proto__"}}{{/with}}',
+    });
+    const html = await loadHtmlRenderer(dir);
+    expect(html.index(sampleModel(), site)).toBe(
+      '[page][calendars][subscribe][copyId]<lang><title><siteTitle><description><home><stylesheet><script><canonical><generator><crumbs><alternates>',
+    );
+    const model = sampleModel();
+    const cal = model.calendars[0]!;
+    expect(html.calendar(cal, model.events.get(cal.id)!, site).index).toBe('');
+  });
+
+  it('a --templates folder that does not exist is a configuration error', async () => {
+    const error = await buildError(loadHtmlRenderer(join(tmpdir(), 'calfeed-no-such-folder-' + process.pid)));
+    expect(error.code).toBe('CONFIG');
+    expect(error.message).toContain('calfeed-no-such-folder-');
+  });
+});
