@@ -1,0 +1,81 @@
+// _headers for Netlify and Cloudflare Pages. Both merge every rule whose pattern matches a request
+// and join repeated header names with a comma, so each header name is set by at most one rule for
+// any path: Cache-Control and nosniff once under /*, Content-Type and CORS only on exact paths.
+// Patterns use only what both hosts support: literal segments, `:placeholder` segments (one path
+// segment) and a lone trailing `*`. Files with a usual extension (.html, .ics, .js, .css) get their
+// type from the host; the extensionless mirror files and the feed names need one here.
+
+import { paths } from '../paths.js';
+import { contentTypeFor } from './content-types.js';
+
+export interface HeaderRule {
+  /** URL path pattern, e.g. `/event-calendar/:calendar/events`. */
+  pattern: string;
+  headers: Array<[name: string, value: string]>;
+}
+
+/** Feeds and mirror files change with every portal update; five minutes keeps CDNs and readers close. */
+export const CACHE_CONTROL = 'public, max-age=300';
+
+// Example ids stand in for the placeholders; the content type comes from the same table as the manifest.
+const CAL = ':calendar';
+const EV = ':event';
+
+function rule(pattern: string, cors: boolean): HeaderRule {
+  const sample = pattern.slice(1).replaceAll(CAL, 'c').replaceAll(EV, 'e');
+  const headers: Array<[string, string]> = [['Content-Type', contentTypeFor(sample)]];
+  if (cors) headers.push(['Access-Control-Allow-Origin', '*']);
+  return { pattern, headers };
+}
+
+/** The rules written to _headers, in order. */
+export function headerRules(): HeaderRule[] {
+  const feeds = ['feed.json', 'rss.xml', 'atom.xml', 'calendar.ics'] as const;
+  return [
+    {
+      pattern: '/*',
+      headers: [
+        ['Cache-Control', CACHE_CONTROL],
+        ['X-Content-Type-Options', 'nosniff'],
+      ],
+    },
+    rule('/' + paths.calendarsMirror(), true),
+    rule('/' + paths.eventsMirror(CAL), true),
+    rule('/' + paths.detailsMirror(CAL, EV), true),
+    rule('/' + paths.manifest(), true),
+    // Feeds are fetched cross-origin by web feed readers and the widget, so all of them allow it.
+    ...feeds.map((name) => rule('/' + paths.site(name), true)),
+    ...feeds.map((name) => rule('/' + paths.calendar(CAL, name), true)),
+  ];
+}
+
+/** The _headers file for Netlify and Cloudflare Pages. */
+export function renderHeaders(): string {
+  const lines = ['# Response headers for Netlify and Cloudflare Pages. Written by calfeed; edits are overwritten.'];
+  for (const r of headerRules()) {
+    lines.push(r.pattern);
+    for (const [name, value] of r.headers) lines.push(`  ${name}: ${value}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+function patternRegExp(pattern: string): RegExp {
+  const source = pattern
+    .split('/')
+    .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+/** Headers a host applying _headers sends for a URL path (for `calfeed serve` and tests); repeated names are comma-joined as the hosts do. */
+export function headersForPath(urlPath: string, rules: HeaderRule[] = headerRules()): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of rules) {
+    if (!patternRegExp(r.pattern).test(urlPath)) continue;
+    for (const [name, value] of r.headers) {
+      const prior = out.get(name);
+      out.set(name, prior === undefined ? value : `${prior}, ${value}`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,47 @@
+// Writing and publishing the output folder. Typical use by the build:
+//
+//   const lock = await acquireLock(out);            // refuses a second build (LOCKED)
+//   try {
+//     for (const note of await recover(out)) log(note);
+//     const reason = shrinkReason(await readManifest(out), counts);   // before createStaging
+//     const staging = await createStaging(out);
+//     try {
+//       await staging.write(paths.calendarsMirror(), body);  ... every output file ...
+//       await writeSiteMeta(staging, calendars, { generator: `calfeed ${version}` });
+//       const result = await publish(staging, out);
+//     } catch (e) { await discard(staging); throw e; }
+//   } finally { await lock.release(); }
+
+import { paths } from '../paths.js';
+import { renderHeaders } from './headers.js';
+import { renderManifest } from './manifest.js';
+import type { Staging } from './staging.js';
+
+export { contentTypeFor, type FileKind, isMirrorPath, kindOf } from './content-types.js';
+export { CACHE_CONTROL, type HeaderRule, headerRules, headersForPath, renderHeaders } from './headers.js';
+export { acquireLock, DEFAULT_LOCK_MAX_AGE_MS, type LockOptions, type OutputLock } from './lock.js';
+export {
+  type Manifest,
+  type ManifestCalendar,
+  type ManifestFile,
+  MANIFEST_FORMAT,
+  parseManifest,
+  readManifest,
+  renderManifest,
+  shrinkReason,
+} from './manifest.js';
+export { assertSafeRelPath } from './rel-path.js';
+export { assertReplaceable, createStaging, discard, type StagedFile, type Staging, type StagingOptions } from './staging.js';
+export { publish, type PublishOptions, type PublishResult, recover, type SwapStep } from './swap.js';
+export { contentProblem, icalProblem, verifyStaging } from './verify.js';
+export { xmlProblem } from './xml-check.js';
+
+/** Write _headers, then manifest.json listing every staged file; call after all other files are written. */
+export async function writeSiteMeta(
+  staging: Staging,
+  calendars: ReadonlyArray<{ id: string; slug: string; title: string; events: number }>,
+  meta: { generator: string },
+): Promise<void> {
+  await staging.write(paths.headers(), renderHeaders());
+  await staging.write(paths.manifest(), renderManifest(staging.files(), calendars, meta));
+}

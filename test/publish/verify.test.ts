@@ -1,0 +1,127 @@
+import { writeFile, unlink, symlink, appendFile } from 'node:fs/promises';
+import path from 'node:path';
+import { XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { CalfeedError } from '../../src/errors.js';
+import { paths } from '../../src/paths.js';
+import { createStaging, discard, icalProblem, type Staging, verifyStaging, writeSiteMeta, xmlProblem } from '../../src/publish/index.js';
+import { CALENDARS, sampleSite, tempDir } from './helpers.js';
+
+async function staged(overrides: Record<string, string> = {}): Promise<Staging> {
+  const staging = await createStaging(path.join(await tempDir(), 'out'));
+  for (const [rel, data] of Object.entries({ ...sampleSite(), ...overrides })) await staging.write(rel, data);
+  await writeSiteMeta(staging, CALENDARS, { generator: 'calfeed test' });
+  return staging;
+}
+
+async function verifyError(staging: Staging): Promise<CalfeedError> {
+  const error = await verifyStaging(staging.dir).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  await discard(staging);
+  expect(error).toBeInstanceOf(CalfeedError);
+  expect((error as CalfeedError).code).toBe('BUILD');
+  return error as CalfeedError;
+}
+
+describe('verifyStaging', () => {
+  it('accepts a valid staged site', async () => {
+    const staging = await staged();
+    await expect(verifyStaging(staging.dir)).resolves.toBeUndefined();
+    await discard(staging);
+  });
+
+  it.each([
+    ['a mirror file that is not JSON', paths.eventsMirror('arts'), '<html>Error</html>', /not valid JSON/],
+    ['a JSON Feed that is not JSON', paths.site('feed.json'), '{"items":', /not valid JSON/],
+    ['an RSS file that is not well-formed', paths.site('rss.xml'), '<rss><channel><title>x</channel></rss>', /not well-formed XML.*<\/channel> does not match <title>/],
+    ['an Atom file with a bare ampersand', paths.calendar('arts', 'atom.xml'), '<feed><title>A & B</title></feed>', /not well-formed XML.*'&'/],
+    ['an XML file with an illegal control character', paths.site('rss.xml'), '<rss>\u0001</rss>', /U\+0001/],
+    ['an .ics with LF line endings', paths.site('calendar.ics'), 'BEGIN:VCALENDAR\nEND:VCALENDAR\n', /CRLF/],
+    ['an .ics that is not a calendar', paths.eventIcs('arts', 'e1'), 'hello\r\n', /BEGIN:VCALENDAR/],
+    ['an .ics with an unclosed VEVENT', paths.site('calendar.ics'), 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nEND:VCALENDAR\r\n', /END:VCALENDAR closes BEGIN:VEVENT/],
+    ['a file that is not UTF-8', paths.site('feed.json'), Buffer.from([0x7b, 0xff, 0x7d]).toString('latin1'), /not valid JSON|UTF-8/],
+  ])('rejects %s and names the file', async (_label, rel, content, pattern) => {
+    const error = await verifyError(await staged({ [rel]: content }));
+    expect(error.message).toContain(`Output check failed for ${rel}`);
+    expect(error.message).toMatch(pattern);
+  });
+
+  it('rejects a file changed after the manifest was written', async () => {
+    const staging = await staged();
+    await appendFile(path.join(staging.dir, paths.site('index.html')), '<!-- late -->');
+    const error = await verifyError(staging);
+    expect(error.message).toContain(`${paths.site('index.html')}: it has`);
+  });
+
+  it('rejects a file missing from the manifest, and a listed file missing on disk', async () => {
+    const extra = await staged();
+    await writeFile(path.join(extra.dir, 'stray.html'), 'x');
+    expect((await verifyError(extra)).message).toContain('stray.html: it is on disk but not listed');
+
+    const missing = await staged();
+    await unlink(path.join(missing.dir, paths.site('rss.xml')));
+    expect((await verifyError(missing)).message).toContain(`${paths.site('rss.xml')}: it is listed in manifest.json but missing`);
+  });
+
+  it('rejects a missing manifest and a symlink', async () => {
+    const staging = await createStaging(path.join(await tempDir(), 'out'));
+    await staging.write('index.html', 'x');
+    expect((await verifyError(staging)).message).toContain('manifest.json: it is missing');
+
+    const linked = await staged();
+    await symlink('/etc/passwd', path.join(linked.dir, 'passwd'));
+    expect((await verifyError(linked)).message).toContain('not a regular file');
+  });
+
+  it('rejects a binary file written as a real byte that is not UTF-8', async () => {
+    const staging = await createStaging(path.join(await tempDir(), 'out'));
+    await staging.write(paths.site('rss.xml'), Buffer.from([0x3c, 0x61, 0x3e, 0xc3, 0x28, 0x3c, 0x2f, 0x61, 0x3e]));
+    await writeSiteMeta(staging, CALENDARS, { generator: 't' });
+    expect((await verifyError(staging)).message).toContain('not valid UTF-8');
+  });
+});
+
+describe('xmlProblem', () => {
+  const wellFormed = [
+    '<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0"><channel/></rss>',
+    '<a><b x="1" y=\'2\'>t &amp; &#233; &#x1F389;</b><!-- c --><![CDATA[ <raw> & ]]></a>',
+    '<?xml version="1.0"?><!DOCTYPE html><a/>',
+    '<a xmlns:atom="http://www.w3.org/2005/Atom"><atom:link rel="self" href="https://x/?a=1&amp;b=2"/></a>',
+    '\uFEFF<a>\n  <b />\n</a>\n',
+  ];
+  it.each(wellFormed)('accepts %j, as a real XML parser does', (doc) => {
+    expect(XMLValidator.validate(doc.replace('\uFEFF', ''))).toBe(true);
+    expect(xmlProblem(doc)).toBeUndefined();
+  });
+
+  // XML 1.0 errors; fast-xml-parser (the oracle for the first group) is lenient about the second.
+  const malformedBoth = ['<a><b></a></b>', '<a></a><b></b>', '<a x="1" x="2"/>', '<a x=1/>', '<a><![CDATA[ unclosed </a>', 'text only', '<a>', '', '<a></A>', '<a x="1"y="2"/>'];
+  const malformedStrict = ['<a>&nbsp;</a>', '<a>&#0;</a>', '<a><!-- a -- b --></a>', '<a>text ]]> here</a>', '<a b="<"/>'];
+  it.each(malformedBoth)('rejects %j, as a real XML parser does', (doc) => {
+    expect(XMLValidator.validate(doc)).not.toBe(true);
+    expect(xmlProblem(doc)).toMatch(/^line \d+: /);
+  });
+  it.each(malformedStrict)('rejects %j (an XML 1.0 error that lenient parsers let through)', (doc) => {
+    expect(xmlProblem(doc)).toMatch(/^line \d+: /);
+  });
+
+  it('checks a large document with many references in linear time (no quadratic rescans)', () => {
+    const doc = `<r>${'<i>a &amp; b &lt; c</i>'.repeat(50_000)}</r>`;
+    expect(xmlProblem(doc)).toBeUndefined();
+    expect(xmlProblem(doc.replace('</r>', '</x>'))).toMatch(/line 1: end tag <\/x> does not match <r>/);
+  });
+
+  it('handles deep nesting without a stack overflow', () => {
+    const depth = 100_000;
+    expect(xmlProblem('<a>'.repeat(depth) + '</a>'.repeat(depth))).toBeUndefined();
+  });
+});
+
+describe('icalProblem', () => {
+  it('accepts a minimal calendar and reports content after END:VCALENDAR', () => {
+    expect(icalProblem('BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n')).toBeUndefined();
+    expect(icalProblem('BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\nBEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n')).toMatch(/after END:VCALENDAR/);
+  });
+});
