@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// The calfeed command. Thin on purpose: parse arguments, call one library function, map errors to
+// exit statuses (0 built, 1 failed, 2 usage/config, 3 shrink guard). Logs go to stderr; stdout
+// carries only --json output, so CI scripts can pipe it.
+
+import { runBuild } from './build/build.js';
+import { formatSummary } from './build/summary.js';
+import { helpText, parseCommandLine } from './cli/args.js';
+import { loadConfig } from './config/load.js';
+import { CalfeedError, exitCodeFor } from './errors.js';
+import { createLogger, redactSecrets } from './log.js';
+import { VERSION } from './version.js';
+
+/** Secrets known so far, redacted from every message, including a crash's. */
+const secrets: Array<string | undefined> = [process.env.CALFEED_TOKEN];
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseCommandLine(argv);
+  if (args.command === 'help') {
+    process.stdout.write(helpText(args.helpFor));
+    return 0;
+  }
+  if (args.command === 'version') {
+    process.stdout.write(`calfeed ${VERSION}\n`);
+    return 0;
+  }
+  const loaded = await loadConfig(args.command, args.flags, process.env, process.cwd());
+  const { config } = loaded;
+  secrets.push(loaded.token);
+  const log = createLogger({ stream: process.stderr, quiet: config.quiet, secrets });
+
+  switch (args.command) {
+    case 'build': {
+      const controller = new AbortController();
+      const stop = (signal: NodeJS.Signals): void => {
+        if (controller.signal.aborted) process.exit(1); // second signal: give up at once
+        log.error(`${signal} received: stopping; ${config.out} stays as it was.`);
+        controller.abort(new CalfeedError('INTERRUPTED', `Build interrupted by ${signal}; ${config.out} was left as it was.`));
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+      try {
+        const summary = await runBuild({ loaded, log, now: Date.now(), signal: controller.signal });
+        if (config.json) process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+        log.info(formatSummary(summary));
+        return 0;
+      } catch (error) {
+        if (config.json) process.stdout.write(JSON.stringify(failure(error), null, 2) + '\n');
+        throw error;
+      }
+    }
+    case 'inspect': {
+      const { runInspect } = await import('./inspect/inspect.js');
+      await runInspect({ loaded, log, out: process.stdout });
+      return 0;
+    }
+    case 'serve': {
+      const { startPreviewServer } = await import('./serve/index.js');
+      const server = await startPreviewServer({ dir: config.serve.dir, port: config.serve.port ?? 8080, host: config.serve.host });
+      process.stdout.write(`Serving ${config.serve.dir} at ${server.url} (Ctrl-C to stop)\n`);
+      await waitForSignal();
+      await server.close();
+      return 0;
+    }
+    case 'demo-server': {
+      const { runDemoServer } = await import('./demo/cli.js');
+      const portal = await runDemoServer(
+        {
+          port: config.demo.port,
+          dialect: config.demo.dialect,
+          faults: config.demo.faults,
+          latencyMs: config.demo.latencyMs,
+          calendars: config.demo.calendars,
+          eventsPerCalendar: config.demo.eventsPerCalendar,
+        },
+        process.stdout,
+      );
+      await waitForSignal();
+      await portal.close();
+      return 0;
+    }
+  }
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+function failure(error: unknown): object {
+  const code = error instanceof CalfeedError ? error.code : 'INTERNAL';
+  return { ok: false, error: { code, exitCode: exitCodeFor(error), message: redactSecrets(String((error as Error)?.message ?? error), secrets) } };
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof CalfeedError) {
+      process.stderr.write(`error: ${redactSecrets(error.message, secrets)}\n`);
+    } else {
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      process.stderr.write(`error: unexpected failure (a bug in calfeed; please report it): ${redactSecrets(detail, secrets)}\n`);
+    }
+    process.exit(exitCodeFor(error));
+  },
+);

@@ -1,0 +1,67 @@
+// Load: the I/O half of configuration. Reads the config file and the token file; resolve.ts does
+// the rest without touching the disk.
+
+import { readFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { ConfigError } from '../errors.js';
+import type { Command } from './options.js';
+import { resolveConfig, type RawValue, type ResolvedConfig } from './resolve.js';
+
+export const DEFAULT_CONFIG_FILE = 'calfeed.config.json';
+
+/** A resolved config plus the secret, which is kept apart so it is never printed with the config. */
+export interface LoadedConfig {
+  config: ResolvedConfig;
+  token?: string;
+  /** Where the config file came from, if any (for the log). */
+  configPath?: string;
+}
+
+/** Read the config file (explicit, or calfeed.config.json if present), resolve all layers, read the token. */
+export async function loadConfig(
+  command: Command,
+  flags: Record<string, RawValue | undefined>,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<LoadedConfig> {
+  const explicit = (flags.config as string | undefined) ?? env.CALFEED_CONFIG;
+  const path = resolvePath(cwd, explicit ?? DEFAULT_CONFIG_FILE);
+  const file = await readConfigFile(path, explicit !== undefined);
+  const config = resolveConfig(command, { flags, env, file: file === undefined ? undefined : { path: explicit ?? DEFAULT_CONFIG_FILE, data: file } });
+  const token = await readToken(config, env, cwd);
+  return { config, token, configPath: file ? path : undefined };
+}
+
+async function readConfigFile(path: string, required: boolean): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (!required && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ConfigError(`Cannot read config file ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** The token: env CALFEED_TOKEN, else the token file; never a flag, so it stays out of process lists and shell history. */
+async function readToken(config: ResolvedConfig, env: Record<string, string | undefined>, cwd: string): Promise<string | undefined> {
+  if (config.tokenFile) {
+    const path = resolvePath(cwd, config.tokenFile);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`Cannot read the token file ${path} (--token-file): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`, { cause: error });
+    }
+    const token = text.trim();
+    if (!token) throw new ConfigError(`The token file ${path} (--token-file) is empty.`);
+    if (/[\r\n]/.test(token)) throw new ConfigError(`The token file ${path} (--token-file) holds more than one line; put only the token in it.`);
+    return token;
+  }
+  const token = env.CALFEED_TOKEN?.trim();
+  return token ? token : undefined;
+}
