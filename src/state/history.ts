@@ -1,0 +1,126 @@
+// Event history: what feeds need to know about earlier builds. Pure: the previous state and "now"
+// come in, the new state goes out, and the caller stores it only after a successful publish, so a
+// failed build never advances it.
+//
+// Why it exists: iCalendar clients need a SEQUENCE that grows when an event changes, a DTSTAMP
+// that does not move when nothing changed, and a cancelled VEVENT for an event that vanished, or
+// they keep showing it forever. The portal tells us none of that, so calfeed remembers it.
+
+import { createHash } from 'node:crypto';
+import type { CalendarEvent, EventWhen, FeedEvent } from '../model.js';
+
+export const HISTORY_VERSION = 1;
+
+interface EventRecord {
+  firstSeen: number;
+  changedAt: number;
+  sequence: number;
+  /** Hash of the event's content, to notice changes. */
+  hash: string;
+  /** Enough to publish a cancellation after the event is gone. */
+  calendarSlug: string;
+  slug: string;
+  title: string;
+  when: EventWhen;
+  removedAt?: number;
+}
+
+export interface HistoryState {
+  version: number;
+  /** Keyed by JSON.stringify([calendarId, eventId]). */
+  events: Record<string, EventRecord>;
+}
+
+export const emptyHistory = (): HistoryState => ({ version: HISTORY_VERSION, events: {} });
+
+const keyOf = (calendarId: string, eventId: string): string => JSON.stringify([calendarId, eventId]);
+
+/** Hash of what subscribers see of an event; history fields and detailsMissing are left out. */
+export function contentHash(e: CalendarEvent): string {
+  const content = [e.title, e.when, e.description ?? null, e.location ?? null, e.url ?? null, e.status, e.categories, e.organizer ?? null, e.image ?? null, e.updated ?? null];
+  return createHash('sha256').update(JSON.stringify(content)).digest('base64url').slice(0, 22);
+}
+
+export interface HistoryResult {
+  /** Current events with their history, in input order. */
+  events: FeedEvent[];
+  /** Events gone from the API within keepRemovedMs, as cancellations (removedAt set). */
+  removed: FeedEvent[];
+  state: HistoryState;
+  /** Counts for the summary. */
+  counts: { new: number; changed: number; removed: number };
+}
+
+/** Join this build's events with the previous history. */
+export function applyHistory(current: CalendarEvent[], previous: HistoryState, now: number, keepRemovedMs: number): HistoryResult {
+  const next: HistoryState = emptyHistory();
+  const events: FeedEvent[] = [];
+  const counts = { new: 0, changed: 0, removed: 0 };
+  for (const event of current) {
+    const key = keyOf(event.calendarId, event.id);
+    const before = previous.events[key];
+    const hash = contentHash(event);
+    let record: EventRecord;
+    if (!before) {
+      counts.new++;
+      record = { firstSeen: now, changedAt: now, sequence: 0, hash, ...snapshot(event) };
+    } else if (before.hash !== hash || before.removedAt !== undefined) {
+      counts.changed++;
+      record = { firstSeen: before.firstSeen, changedAt: now, sequence: before.sequence + 1, hash, ...snapshot(event) };
+    } else {
+      record = { ...before, ...snapshot(event) };
+    }
+    next.events[key] = record;
+    events.push({ ...event, firstSeen: record.firstSeen, changedAt: record.changedAt, sequence: record.sequence });
+  }
+
+  const removed: FeedEvent[] = [];
+  for (const [key, before] of Object.entries(previous.events)) {
+    if (next.events[key]) continue;
+    const removedAt = before.removedAt ?? now;
+    if (now - removedAt > keepRemovedMs) continue;
+    const record: EventRecord =
+      before.removedAt === undefined ? { ...before, removedAt, changedAt: now, sequence: before.sequence + 1 } : before;
+    if (before.removedAt === undefined) counts.removed++;
+    next.events[key] = record;
+    const [calendarId, id] = JSON.parse(key) as [string, string];
+    removed.push({
+      calendarId,
+      calendarSlug: record.calendarSlug,
+      id,
+      slug: record.slug,
+      title: record.title,
+      when: record.when,
+      status: 'cancelled',
+      categories: [],
+      firstSeen: record.firstSeen,
+      changedAt: record.changedAt,
+      sequence: record.sequence,
+      removedAt,
+    });
+  }
+  removed.sort((a, b) => (a.calendarId + '\0' + a.id < b.calendarId + '\0' + b.id ? -1 : 1));
+  return { events, removed, state: next, counts };
+}
+
+function snapshot(e: CalendarEvent): Pick<EventRecord, 'calendarSlug' | 'slug' | 'title' | 'when'> {
+  return { calendarSlug: e.calendarSlug, slug: e.slug, title: e.title, when: e.when };
+}
+
+/** Check a parsed history file; anything unexpected gives an empty history (a full, correct build). */
+export function parseHistory(data: unknown): HistoryState | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const state = data as Partial<HistoryState>;
+  if (state.version !== HISTORY_VERSION || typeof state.events !== 'object' || state.events === null) return undefined;
+  for (const record of Object.values(state.events)) {
+    if (
+      typeof record !== 'object' || record === null ||
+      typeof record.firstSeen !== 'number' || typeof record.changedAt !== 'number' ||
+      typeof record.sequence !== 'number' || typeof record.hash !== 'string' ||
+      typeof record.title !== 'string' || typeof record.when !== 'object'
+    ) {
+      return undefined;
+    }
+  }
+  return state as HistoryState;
+}
