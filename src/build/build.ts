@@ -1,0 +1,212 @@
+// The pipeline, start to finish: config -> crawl -> normalize -> history -> render -> verify ->
+// publish. Everything is staged beside --out and published in one step at the end, so whatever
+// fails on the way, --out stays exactly as it was.
+
+import { resolve as resolvePath } from 'node:path';
+import type { LoadedConfig } from '../config/load.js';
+import { CrawlCache, crawl, type CrawlReport } from '../crawl/index.js';
+import { startDemoPortal } from '../demo/server.js';
+import { CalfeedError } from '../errors.js';
+import { PortalClient } from '../http/index.js';
+import type { Logger } from '../log.js';
+import type { SiteContext, SiteModel } from '../model.js';
+import type { NormalizeOptions } from '../normalize/index.js';
+import {
+  acquireLock,
+  createStaging,
+  discard,
+  publish,
+  readManifest,
+  recover,
+  renderHeaders,
+  renderManifest,
+  shrinkReason,
+  type PublishResult,
+  type Staging,
+} from '../publish/index.js';
+import { loadHtmlRenderer } from '../render/html/index.js';
+import { applyHistory } from '../state/history.js';
+import { loadHistory, saveHistory } from '../state/store.js';
+import { paths } from '../paths.js';
+import { VERSION } from '../version.js';
+import { Collector } from './collect.js';
+import { renderSite } from './render-site.js';
+import { toSummary, type BuildSummary } from './summary.js';
+
+const DAY_MS = 86_400_000;
+
+export interface BuildRun {
+  loaded: LoadedConfig;
+  log: Logger;
+  /** "Now" for this build (the only clock read, done by the caller). */
+  now: number;
+  signal?: AbortSignal;
+}
+
+/** Build and publish the site; returns the summary, or throws a CalfeedError with nothing published. */
+export async function runBuild(run: BuildRun): Promise<BuildSummary> {
+  const { config } = run.loaded;
+  if (config.baseUrl) {
+    if (!run.loaded.token) run.log.warn('No token: set env CALFEED_TOKEN or --token-file. Requests go out without authorization.');
+    return buildFrom(run, { baseUrl: config.baseUrl, token: run.loaded.token, timeZone: config.timeZone, demo: false });
+  }
+  const demo = await startDemoPortal({ now: run.now });
+  try {
+    run.log.info(`No --base-url configured: building from the embedded demo portal at ${demo.url} (set CALFEED_BASE_URL or --base-url for your portal).`);
+    // The demo's times carry offsets; its zone only matters for display, unless the user chose one.
+    const timeZone = config.timeZone === 'UTC' ? demo.timeZone : config.timeZone;
+    return await buildFrom(run, { baseUrl: demo.url, token: demo.tokens.university, timeZone, demo: true });
+  } finally {
+    await demo.close();
+  }
+}
+
+interface Source {
+  baseUrl: string;
+  token?: string;
+  timeZone: string;
+  demo: boolean;
+}
+
+async function buildFrom(run: BuildRun, source: Source): Promise<BuildSummary> {
+  const { loaded, log, now, signal } = run;
+  const { config } = loaded;
+  const { baseUrl, token, timeZone } = source;
+  const started = performance.now();
+  const outDir = resolvePath(config.out);
+  if (baseUrl.startsWith('http://') && !isLoopback(baseUrl)) {
+    log.warn(`--base-url ${baseUrl} is plain http: the token travels unencrypted. Use https.`);
+  }
+  if (config.siteUrlIsDefault) log.info(`Links point at ${config.siteUrl}; set --site-url (CALFEED_SITE_URL) to where the folder will be served.`);
+
+  // Lock first: recovery cleans staging folders, and only the lock holder may touch them.
+  const lock = await acquireLock(outDir);
+  if (lock.note) log.info(lock.note);
+  try {
+    for (const note of await recover(outDir)) log.info(note);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const client = new PortalClient({
+    baseUrl,
+    token,
+    auth: { mode: config.auth.mode, header: config.auth.header, scheme: config.auth.scheme, queryParam: config.auth.queryParam },
+    concurrency: config.concurrency,
+    rateLimit: config.rateLimit,
+    connectTimeoutMs: config.connectTimeoutMs,
+    headersTimeoutMs: config.headersTimeoutMs,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    retries: config.retries,
+    retryBaseMs: 500,
+    retryMaxWaitMs: config.retryMaxWaitMs,
+    maxResponseBytes: config.maxResponseBytes,
+    userAgent: `calfeed/${VERSION} (+https://github.com/calfeed/calfeed)`,
+    signal,
+    onRetry: (r) => log.info(`retry ${r.attempt} of ${r.url} in ${Math.round(r.waitMs)} ms: ${r.reason}`),
+    onWarning: (m) => log.warn(m),
+  });
+  let staging: Staging | undefined;
+  try {
+    // Keyed by portal, so the embedded demo (a new port each run) still builds incrementally and a
+    // cache written for another portal is ignored.
+    const cache = await CrawlCache.load(config.cacheDir, source.demo ? 'embedded demo' : baseUrl);
+    if (cache.loadNote) log.info(`cache: ${cache.loadNote}`);
+    const history = await loadHistory(config.cacheDir);
+    if (history.note) log.info(`history: ${history.note}`);
+    staging = await createStaging(outDir);
+
+    const normalize: NormalizeOptions = { timeZone, locales: config.locales, fields: config.fields, maxFieldLength: config.maxFieldLength };
+    const collector = new Collector(staging, normalize, log);
+    const report: CrawlReport = await crawl(
+      client,
+      cache,
+      {
+        fields: config.fields,
+        paging: config.paging,
+        maxCalendars: config.maxCalendars,
+        maxEventsPerCalendar: config.maxEvents,
+        maxFailedDetails: config.maxFailedDetails,
+        detailsMaxAgeMs: config.detailsMaxAgeMs,
+        now,
+        signal,
+      },
+      Object.assign(collector, {
+        onProgress: (p: { calendarsDone: number; calendarsTotal: number; eventsTotal: number; detailsDone: number; requests: number }) =>
+          log.progress(`calendars ${p.calendarsDone}/${p.calendarsTotal}, details ${p.detailsDone}/${p.eventsTotal}, requests ${p.requests}`),
+      }),
+    );
+    signal?.throwIfAborted();
+
+    const events = collector.events();
+    const all = [...events.values()].flat();
+    const joined = applyHistory(all, history.state, now, config.keepRemovedDays * DAY_MS);
+    const feedEvents = new Map<string, typeof joined.events>();
+    for (const e of joined.events) {
+      const list = feedEvents.get(e.calendarId);
+      if (list) list.push(e);
+      else feedEvents.set(e.calendarId, [e]);
+    }
+    const model: SiteModel = { calendars: collector.calendars, events: feedEvents };
+    const site: SiteContext = {
+      siteUrl: config.siteUrl,
+      title: config.title,
+      locale: config.locales[0]!,
+      timeZone,
+      now,
+      feedLimit: config.feedLimit,
+      icalPastDays: config.icalPastDays,
+      refreshMinutes: config.refreshMinutes,
+      version: VERSION,
+    };
+    const html = await loadHtmlRenderer(config.templates);
+    const counts = await renderSite(staging, { model, removed: joined.removed, site, html });
+
+    const calendarsMeta = model.calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
+    await staging.write(paths.headers(), renderHeaders());
+    await staging.write(paths.manifest(), renderManifest(staging.files(), calendarsMeta, { generator: `calfeed ${VERSION}` }));
+
+    const shrink = shrinkReason(await readManifest(outDir), { calendars: model.calendars.length, events: all.length });
+    if (shrink && !config.allowShrink) {
+      throw new CalfeedError('SHRINK', `Refusing to publish ${config.out}: ${shrink}`);
+    }
+    if (shrink) log.warn(`${shrink}; publishing anyway (--allow-shrink).`);
+    signal?.throwIfAborted();
+
+    const published: PublishResult = await publish(staging, outDir);
+    staging = undefined;
+    await cache.save(config.cacheDir);
+    await saveHistory(config.cacheDir, joined.state);
+    return toSummary({
+      baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
+      demo: source.demo,
+      out: config.out,
+      calendars: model.calendars.length,
+      events: all.length,
+      report,
+      http: client.stats,
+      history: joined.counts,
+      files: published,
+      warnings: log.warnings,
+      durationMs: performance.now() - started,
+    });
+  } catch (error) {
+    if (staging) await discard(staging).catch(() => undefined);
+    if (signal?.aborted && !(error instanceof CalfeedError && error.code === 'INTERRUPTED')) {
+      throw new CalfeedError('INTERRUPTED', `Build interrupted; ${config.out} was left as it was.`, { cause: error });
+    }
+    throw error;
+  } finally {
+    await client.close().catch(() => undefined);
+    await lock.release().catch(() => undefined);
+  }
+}
+
+function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
+
+function redactUrl(url: string, token: string | undefined): string {
+  return token ? url.split(token).join('***') : url;
+}

@@ -1,0 +1,112 @@
+// The crawl sink: what the build does with each document as it arrives. Raw bytes go straight to
+// the staging folder as the JSON mirror (so no raw body is held longer than one callback), and the
+// parsed JSON is normalized into the model right away.
+
+import type { CrawlSink, DocSource, ListDoc } from '../crawl/index.js';
+import type { Calendar, CalendarEvent } from '../model.js';
+import { normalizeCalendars, normalizeEvent, rawId, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
+import { paths } from '../paths.js';
+import type { Staging } from '../publish/index.js';
+import type { Logger } from '../log.js';
+
+interface CalendarState {
+  calendar: Calendar;
+  /** Raw list entries waiting for their details, by event id. */
+  pending: Map<string, unknown>;
+  segments: Map<string, string>;
+  events: CalendarEvent[];
+}
+
+/** Collects the model while writing the mirror into staging. */
+export class Collector implements CrawlSink {
+  private readonly byId = new Map<string, CalendarState>();
+  readonly calendars: Calendar[] = [];
+  detailsMissing = 0;
+
+  constructor(
+    private readonly staging: Staging,
+    private readonly normalize: NormalizeOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /** Events of every calendar, in the order the portal listed them. */
+  events(): Map<string, CalendarEvent[]> {
+    return new Map([...this.byId].map(([id, state]) => [id, state.events]));
+  }
+
+  published(relPath: string): Promise<Buffer | undefined> {
+    return this.staging.readPublished(relPath);
+  }
+
+  async onCalendars(doc: ListDoc, segments: Map<string, string>): Promise<void> {
+    await this.writeDoc(paths.calendarsMirror(), doc.bytes, doc.source);
+    const { calendars, warnings } = normalizeCalendars(doc.items, this.normalize);
+    this.report(warnings);
+    for (const calendar of calendars) {
+      // The crawler's segments are the ones the mirror paths use; keep pages on the same ones.
+      const slug = segments.get(calendar.id) ?? calendar.slug;
+      const withSlug = { ...calendar, slug };
+      this.calendars.push(withSlug);
+      this.byId.set(calendar.id, { calendar: withSlug, pending: new Map(), segments: new Map(), events: [] });
+    }
+  }
+
+  async onEvents(calendarId: string, doc: ListDoc, segments: Map<string, string>): Promise<void> {
+    const state = this.state(calendarId);
+    await this.writeDoc(paths.eventsMirror(state.calendar.slug), doc.bytes, doc.source);
+    state.segments = segments;
+    for (const item of doc.items) {
+      const id = rawId(item, 'event', this.normalize.fields);
+      if (id !== undefined) state.pending.set(id, item);
+    }
+  }
+
+  async onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void> {
+    const state = this.state(calendarId);
+    const slug = this.slug(state, eventId);
+    await this.writeDoc(paths.detailsMirror(state.calendar.slug, slug), doc.bytes, doc.source);
+    let details: unknown;
+    try {
+      details = unwrapRecord(doc.json);
+    } catch (error) {
+      this.log.warn(`Calendar "${calendarId}", event "${eventId}": details are not an object (${(error as Error).message}); using the list entry.`);
+    }
+    this.add(state, eventId, slug, details);
+  }
+
+  onDetailsFailed(calendarId: string, eventId: string, error: Error): void {
+    const state = this.state(calendarId);
+    this.detailsMissing++;
+    this.log.warn(`Calendar "${calendarId}", event "${eventId}": details failed, publishing it from its list entry. ${error.message}`);
+    this.add(state, eventId, this.slug(state, eventId), undefined);
+  }
+
+  private add(state: CalendarState, eventId: string, slug: string, details: unknown): void {
+    const entry = state.pending.get(eventId);
+    state.pending.delete(eventId);
+    const { event, warnings } = normalizeEvent(entry ?? {}, details, state.calendar, slug, this.normalize);
+    this.report(warnings);
+    if (event) state.events.push(event);
+  }
+
+  private slug(state: CalendarState, eventId: string): string {
+    const slug = state.segments.get(eventId);
+    if (slug === undefined) throw new Error(`internal: no path segment for event "${eventId}" of calendar "${state.calendar.id}"`);
+    return slug;
+  }
+
+  private state(calendarId: string): CalendarState {
+    const state = this.byId.get(calendarId);
+    if (!state) throw new Error(`internal: calendar "${calendarId}" was not in the calendar list`);
+    return state;
+  }
+
+  private async writeDoc(relPath: string, bytes: Buffer, source: DocSource): Promise<void> {
+    if (source === 'fetched') await this.staging.write(relPath, bytes);
+    else await this.staging.keep(relPath);
+  }
+
+  private report(warnings: Warning[]): void {
+    for (const w of warnings) this.log.warn(w.message);
+  }
+}

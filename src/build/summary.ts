@@ -1,0 +1,69 @@
+// The end-of-build summary: one object for --json, one short block of text for people.
+
+import type { CrawlReport } from '../crawl/index.js';
+import type { PublishResult } from '../publish/index.js';
+
+export interface BuildSummary {
+  ok: true;
+  /** The portal base URL (token redacted), or "demo". */
+  source: string;
+  demo: boolean;
+  out: string;
+  calendars: number;
+  events: number;
+  details: { fetched: number; notModified: number; reused: number; failed: number };
+  requests: { total: number; retries: number; notModified: number; bytes: number };
+  changes: { newEvents: number; changedEvents: number; removedEvents: number };
+  files: PublishResult;
+  warnings: string[];
+  durationMs: number;
+}
+
+export interface SummaryInput {
+  baseUrl: string;
+  demo: boolean;
+  out: string;
+  calendars: number;
+  events: number;
+  report: CrawlReport;
+  http: { requests: number; retries: number; notModified: number; bytes: number };
+  history: { new: number; changed: number; removed: number };
+  files: PublishResult;
+  warnings: string[];
+  durationMs: number;
+}
+
+/** Assemble the summary from the parts of a finished build. */
+export function toSummary(input: SummaryInput): BuildSummary {
+  return {
+    ok: true,
+    source: input.baseUrl,
+    demo: input.demo,
+    out: input.out,
+    calendars: input.calendars,
+    events: input.events,
+    details: {
+      fetched: input.report.detailsFetched,
+      notModified: input.report.detailsNotModified,
+      reused: input.report.detailsReused,
+      failed: input.report.detailsFailed.length,
+    },
+    requests: { total: input.http.requests, retries: input.http.retries, notModified: input.http.notModified, bytes: input.http.bytes },
+    changes: { newEvents: input.history.new, changedEvents: input.history.changed, removedEvents: input.history.removed },
+    files: input.files,
+    warnings: [...input.warnings],
+    durationMs: Math.round(input.durationMs),
+  };
+}
+
+/** The summary as a few lines for the log. */
+export function formatSummary(s: BuildSummary): string {
+  return [
+    `Built ${s.out} from ${s.demo ? 'the embedded demo portal' : s.source} in ${(s.durationMs / 1000).toFixed(1)} s`,
+    `  calendars ${s.calendars}, events ${s.events} (new ${s.changes.newEvents}, changed ${s.changes.changedEvents}, removed ${s.changes.removedEvents})`,
+    `  details fetched ${s.details.fetched}, not modified ${s.details.notModified}, reused ${s.details.reused}, failed ${s.details.failed}`,
+    `  requests ${s.requests.total} (retries ${s.requests.retries}, 304s ${s.requests.notModified})`,
+    `  files written ${s.files.written}, unchanged ${s.files.unchanged}, removed ${s.files.removed}, total ${s.files.files}`,
+    `  warnings ${s.warnings.length}`,
+  ].join('\n');
+}

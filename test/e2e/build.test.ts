@@ -1,0 +1,170 @@
+// Issue 2 acceptance: the real CLI against the demo portal over HTTP, checked with real parsers.
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import ICAL from 'ical.js';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
+import { findList, rawId } from '../../src/normalize/index.js';
+import { assignSegments, paths } from '../../src/paths.js';
+import { runCli, type CliResult } from '../support/cli.js';
+import { listFiles } from '../support/tree.js';
+
+let portal: DemoPortal;
+let work: string;
+let out: string;
+let build: CliResult;
+const SITE = 'https://events.example.edu/feeds/';
+
+async function get(path: string, token: string): Promise<Buffer> {
+  const res = await request(`${portal.url}/${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode}`);
+  return body;
+}
+
+/** Every API path the portal serves to a token, with the output path its mirror must have. */
+async function portalPaths(token: string): Promise<Array<{ api: string; mirror: string }>> {
+  const result = [{ api: 'event-calendars', mirror: paths.calendarsMirror() }];
+  const calendars = findList(JSON.parse((await get('event-calendars', token)).toString()), 'calendars').items;
+  const calIds = calendars.map((c) => rawId(c, 'calendar')!);
+  const calSegs = assignSegments(calIds);
+  for (const cal of calIds) {
+    const api = `event-calendar/${encodeURIComponent(cal)}/events`;
+    result.push({ api, mirror: paths.eventsMirror(calSegs.get(cal)!) });
+    const events = findList(JSON.parse((await get(api, token)).toString()), 'events').items;
+    const evIds = events.map((e) => rawId(e, 'event')!);
+    const evSegs = assignSegments(evIds);
+    for (const ev of evIds) {
+      result.push({ api: `event-calendar/${encodeURIComponent(cal)}/event/${encodeURIComponent(ev)}/details`, mirror: paths.detailsMirror(calSegs.get(cal)!, evSegs.get(ev)!) });
+    }
+  }
+  return result;
+}
+
+beforeAll(async () => {
+  portal = await startDemoPortal({});
+  work = await mkdtemp(join(tmpdir(), 'calfeed-e2e-'));
+  out = join(work, 'site');
+  build = await runCli(['build', '--base-url', portal.url, '--out', out, '--site-url', SITE, '--cache-dir', join(work, 'cache'), '--time-zone', portal.timeZone, '--json'], {
+    env: { CALFEED_TOKEN: portal.tokens.university },
+    cwd: work,
+  });
+});
+
+afterAll(async () => {
+  await portal?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('calfeed build against the demo portal', () => {
+  it('exits 0 and prints a JSON summary on stdout, logs on stderr', () => {
+    expect(build.stderr).not.toMatch(/^error:/m);
+    expect(build.code).toBe(0);
+    const summary = JSON.parse(build.stdout);
+    expect(summary).toMatchObject({ ok: true, demo: false });
+    expect(summary.calendars).toBeGreaterThanOrEqual(3);
+    expect(summary.events).toBeGreaterThan(20);
+    expect(summary.files.written).toBe(summary.files.files);
+  });
+
+  it('mirrors every API response byte for byte', async () => {
+    const all = await portalPaths(portal.tokens.university);
+    expect(all.length).toBeGreaterThan(20);
+    for (const { api, mirror } of all) {
+      const served = await get(api, portal.tokens.university);
+      const written = await readFile(join(out, mirror));
+      expect(written.equals(served), `${mirror} differs from GET ${api}`).toBe(true);
+    }
+  });
+
+  it('writes RSS and Atom that parse as XML with one item per upcoming event, and iCalendar with one VEVENT per event', async () => {
+    const summary = JSON.parse(build.stdout);
+    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    const xml = new XMLParser({ ignoreAttributes: false });
+    let vevents = 0;
+    for (const cal of manifest.calendars as Array<{ slug: string; events: number }>) {
+      const rssText = await readFile(join(out, paths.calendar(cal.slug, 'rss.xml')), 'utf8');
+      const atomText = await readFile(join(out, paths.calendar(cal.slug, 'atom.xml')), 'utf8');
+      expect(XMLValidator.validate(rssText)).toBe(true);
+      expect(XMLValidator.validate(atomText)).toBe(true);
+      const feed = JSON.parse(await readFile(join(out, paths.calendar(cal.slug, 'feed.json')), 'utf8'));
+      const rssItems = [xml.parse(rssText).rss.channel.item ?? []].flat();
+      const atomEntries = [xml.parse(atomText).feed.entry ?? []].flat();
+      expect(rssItems.length).toBe(feed.items.length);
+      expect(atomEntries.length).toBe(feed.items.length);
+      for (const item of rssItems) {
+        expect(item.title).toBeTruthy();
+        expect(item.link).toMatch(new RegExp('^' + SITE));
+        expect(item.description).toBeTruthy();
+      }
+      const ics = await readFile(join(out, paths.calendar(cal.slug, 'calendar.ics')), 'utf8');
+      const comp = new ICAL.Component(ICAL.parse(ics));
+      const count = comp.getAllSubcomponents('vevent').length;
+      expect(count).toBe(cal.events);
+      vevents += count;
+    }
+    expect(vevents).toBe(summary.events);
+    const combined = new ICAL.Component(ICAL.parse(await readFile(join(out, 'calendar.ics'), 'utf8')));
+    expect(combined.getAllSubcomponents('vevent').length).toBe(summary.events);
+  });
+
+  it('writes a manifest that matches the files on disk', async () => {
+    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    const onDisk = (await listFiles(out)).filter((f) => f !== 'manifest.json');
+    const listed = (manifest.files as Array<{ path: string }>).map((f) => f.path).sort();
+    expect(listed).toEqual(onDisk);
+    for (const f of manifest.files as Array<{ path: string; bytes: number; sha256: string; contentType: string }>) {
+      const data = await readFile(join(out, f.path));
+      expect(data.length, f.path).toBe(f.bytes);
+      expect(createHash('sha256').update(data).digest('hex'), f.path).toBe(f.sha256);
+      expect(f.contentType).toBeTruthy();
+    }
+  });
+
+  it('writes the site files of the layout', async () => {
+    const files = new Set(await listFiles(out));
+    for (const name of ['index.html', 'rss.xml', 'atom.xml', 'feed.json', 'calendar.ics', '_headers', 'manifest.json', 'event-calendars']) {
+      expect(files.has(name), name).toBe(true);
+    }
+    const headers = await readFile(join(out, '_headers'), 'utf8');
+    expect(headers).toMatch(/text\/calendar/);
+    expect(headers).toMatch(/Access-Control-Allow-Origin: \*/);
+  });
+
+  it('writes nothing outside --out and leaks the token nowhere', async () => {
+    expect((await readdir(work)).sort()).toEqual(['cache', 'site']);
+    for (const file of await listFiles(out)) {
+      const data = await readFile(join(out, file), 'latin1');
+      expect(data.includes(portal.tokens.university), file).toBe(false);
+    }
+    for (const file of await listFiles(join(work, 'cache'))) {
+      expect((await readFile(join(work, 'cache', file), 'latin1')).includes(portal.tokens.university), file).toBe(false);
+    }
+    expect(build.stdout + build.stderr).not.toContain(portal.tokens.university);
+  });
+
+  it('publishes only the calendars the other organization may see', async () => {
+    const facultyOut = join(work, 'faculty');
+    try {
+      const r = await runCli(['build', '--base-url', portal.url, '--out', facultyOut, '--cache-dir', join(work, 'faculty-cache'), '--json', '--quiet'], {
+        env: { CALFEED_TOKEN: portal.tokens.faculty },
+        cwd: work,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const faculty = JSON.parse(await readFile(join(facultyOut, 'manifest.json'), 'utf8')).calendars.map((c: { id: string }) => c.id);
+      const university = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).calendars.map((c: { id: string }) => c.id);
+      expect(faculty.length).toBeGreaterThan(0);
+      expect(faculty.length).toBeLessThan(university.length);
+      for (const id of faculty) expect(university).toContain(id);
+      const servedToFaculty = findList(JSON.parse((await get('event-calendars', portal.tokens.faculty)).toString()), 'calendars').items.map((c) => rawId(c, 'calendar'));
+      expect(faculty.sort()).toEqual(servedToFaculty.sort());
+    } finally {
+      await rm(facultyOut, { recursive: true, force: true });
+      await rm(join(work, 'faculty-cache'), { recursive: true, force: true });
+    }
+  });
+});
