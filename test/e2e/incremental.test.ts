@@ -1,0 +1,122 @@
+// Issue 5 acceptance: reruns are cheap for the portal and touch only what changed.
+import { readFile, rm, writeFile, mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
+import { paths } from '../../src/paths.js';
+import { runCli } from '../support/cli.js';
+import { snapshotTree } from '../support/tree.js';
+
+let portal: DemoPortal;
+let work: string;
+let out: string;
+let cache: string;
+
+async function build(extra: string[] = []): Promise<{ summary: any; stderr: string }> {
+  const r = await runCli(['build', '--base-url', portal.url, '--out', out, '--cache-dir', cache, '--time-zone', portal.timeZone, '--site-url', 'https://events.example.edu/', '--json', ...extra], {
+    env: { CALFEED_TOKEN: portal.tokens.university },
+    cwd: work,
+  });
+  expect(r.code, r.stderr).toBe(0);
+  return { summary: JSON.parse(r.stdout), stderr: r.stderr };
+}
+
+/** Paths whose bytes differ (or that appeared or vanished) between two snapshots. */
+function changedPaths(a: Map<string, { sha256: string }>, b: Map<string, { sha256: string }>): string[] {
+  const keys = new Set([...a.keys(), ...b.keys()]);
+  return [...keys].filter((k) => a.get(k)?.sha256 !== b.get(k)?.sha256).sort();
+}
+
+beforeAll(async () => {
+  portal = await startDemoPortal({ now: Date.now() });
+  work = await mkdtemp(join(tmpdir(), 'calfeed-incr-'));
+  out = join(work, 'site');
+  cache = join(work, 'cache');
+  await build();
+});
+
+afterAll(async () => {
+  await portal?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('incremental rebuilds', () => {
+  it('a rebuild of unchanged data sends only conditional list requests, writes nothing and keeps every mtime', async () => {
+    const before = await snapshotTree(out);
+    portal.resetStats();
+    const { summary } = await build();
+    const stats = portal.stats();
+    const calendars = summary.calendars as number;
+    expect(stats.requests).toBeLessThanOrEqual(calendars + 1);
+    expect(stats.byKind.details).toBe(0);
+    expect(stats.conditional).toBe(stats.requests);
+    expect(summary.files.written).toBe(0);
+    expect(summary.files.removed).toBe(0);
+    expect(summary.files.unchanged).toBe(before.size);
+    expect(await snapshotTree(out)).toEqual(before);
+  });
+
+  it('a changed event rewrites exactly the files that depend on it', async () => {
+    const before = await snapshotTree(out);
+    const [[calId, evId]] = portal.changeEvents(1) as [[string, string]];
+    const { summary } = await build();
+    const after = await snapshotTree(out);
+    const changed = changedPaths(before, after);
+    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    const cal = (manifest.calendars as Array<{ id: string; slug: string }>).find((c) => c.id === calId)!;
+    const calSlug = cal.slug;
+    // The event's own files, its calendar's list and feeds, the combined feeds and the manifest must change...
+    const must = [paths.eventsMirror(calSlug), paths.calendar(calSlug, 'calendar.ics'), 'calendar.ics', 'manifest.json'];
+    for (const p of must) expect(changed, p).toContain(p);
+    expect(changed.some((p) => p.startsWith(`event-calendar/${calSlug}/event/`) && p.endsWith('/details'))).toBe(true);
+    expect(changed.some((p) => p.startsWith(`calendars/${calSlug}/events/`) && p.endsWith('.ics'))).toBe(true);
+    // ...and nothing that belongs to another calendar or another event may.
+    const allowed = (p: string): boolean =>
+      p === 'manifest.json' ||
+      /^(index\.html|rss\.xml|atom\.xml|feed\.json|calendar\.ics)$/.test(p) ||
+      p === paths.eventsMirror(calSlug) ||
+      (p.startsWith(`calendars/${calSlug}/`) && !p.includes('/events/')) ||
+      (p.startsWith(`event-calendar/${calSlug}/event/`) && p.split('/').length === 5) ||
+      (p.startsWith(`calendars/${calSlug}/events/`));
+    for (const p of changed) expect(allowed(p), `${p} changed though it does not depend on ${calId}/${evId}`).toBe(true);
+    const eventFiles = changed.filter((p) => p.startsWith(`calendars/${calSlug}/events/`) || p.startsWith(`event-calendar/${calSlug}/event/`));
+    expect(new Set(eventFiles.map((p) => p.replace(/\.(html|ics)$/, '').replace(/\/details$/, '').split('/').pop())).size).toBe(1);
+    expect(summary.details.fetched).toBe(1);
+    expect(summary.files.written).toBe(changed.length);
+    expect(summary.changes.changedEvents).toBe(1);
+    // Files that did not change kept their modification time.
+    for (const [p, info] of after) if (!changed.includes(p)) expect(info.mtimeMs, p).toBe(before.get(p)!.mtimeMs);
+  });
+
+  it("removes a deleted event's files and counts them", async () => {
+    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    const cal = (manifest.calendars as Array<{ id: string; slug: string }>)[0]!;
+    const evSlugs = (await readdir(join(out, 'event-calendar', cal.slug, 'event'))).sort();
+    const victim = evSlugs[evSlugs.length - 1]!;
+    portal.removeEvent(cal.id, victim);
+    const { summary } = await build();
+    const files = await snapshotTree(out);
+    expect(files.has(paths.detailsMirror(cal.slug, victim))).toBe(false);
+    expect(files.has(paths.eventPage(cal.slug, victim))).toBe(false);
+    expect(files.has(paths.eventIcs(cal.slug, victim))).toBe(false);
+    expect(summary.files.removed).toBeGreaterThanOrEqual(3);
+    expect(summary.changes.removedEvents).toBe(1);
+  });
+
+  it('a corrupt cache falls back to a full, correct build', async () => {
+    const before = await snapshotTree(out);
+    for (const file of await readdir(cache)) await writeFile(join(cache, file), '{"this is": "not a cache"');
+    portal.resetStats();
+    const { summary, stderr } = await build();
+    expect(stderr).toMatch(/corrupt|unreadable|afresh|full crawl/i);
+    expect(portal.stats().byKind.details).toBe(summary.events);
+    expect(summary.details.fetched).toBe(summary.events);
+    const after = await snapshotTree(out);
+    // The data did not change, so the mirror is identical; only history-derived stamps may differ.
+    for (const [p, info] of after) {
+      if (p.startsWith('event-calendar')) expect(info.sha256, p).toBe(before.get(p)?.sha256);
+    }
+    expect([...after.keys()]).toEqual([...before.keys()]);
+  });
+});
