@@ -9,6 +9,8 @@ export interface Logger {
   progress(message: string): void;
   /** Warnings so far, for the summary. */
   readonly warnings: string[];
+  /** Whether progress goes to a terminal (a live bar) rather than a log file. */
+  readonly interactive: boolean;
 }
 
 export interface LoggerOptions {
@@ -51,6 +53,7 @@ export function createLogger(options: LoggerOptions): Logger {
   };
   return {
     warnings,
+    interactive: tty,
     info: (m) => {
       if (!options.quiet) write(m);
     },

@@ -4,7 +4,7 @@
 
 import { resolve as resolvePath } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
-import { CrawlCache, crawl, type CrawlReport } from '../crawl/index.js';
+import { CrawlCache, crawl, type CrawlProgress, type CrawlReport } from '../crawl/index.js';
 import { startDemoPortal } from '../demo/server.js';
 import { CalfeedError } from '../errors.js';
 import { PortalClient } from '../http/index.js';
@@ -30,6 +30,7 @@ import { loadHistory, saveHistory } from '../state/store.js';
 import { paths } from '../paths.js';
 import { VERSION } from '../version.js';
 import { Collector } from './collect.js';
+import { formatProgress } from './progress.js';
 import { renderSite } from './render-site.js';
 import { toSummary, type BuildSummary } from './summary.js';
 
@@ -132,8 +133,7 @@ async function buildFrom(run: BuildRun, source: Source): Promise<BuildSummary> {
         signal,
       },
       Object.assign(collector, {
-        onProgress: (p: { calendarsDone: number; calendarsTotal: number; eventsTotal: number; detailsDone: number; requests: number }) =>
-          log.progress(`calendars ${p.calendarsDone}/${p.calendarsTotal}, details ${p.detailsDone}/${p.eventsTotal}, requests ${p.requests}`),
+        onProgress: (p: CrawlProgress) => log.progress(formatProgress(p, performance.now() - started, log.interactive)),
       }),
     );
     signal?.throwIfAborted();

@@ -1,0 +1,55 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, redactSecrets } from '../src/log.js';
+
+function sink(isTTY = false): Writable & { text: string; isTTY: boolean } {
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      stream.text += String(chunk);
+      done();
+    },
+  }) as Writable & { text: string; isTTY: boolean };
+  stream.text = '';
+  stream.isTTY = isTTY;
+  return stream;
+}
+
+describe('logger', () => {
+  it('redacts secrets and their URL-encoded form from every line', () => {
+    const s = sink();
+    const log = createLogger({ stream: s, quiet: false, secrets: ['s3cret/token+x'] });
+    log.info('GET https://p/api?access_token=s3cret%2Ftoken%2Bx failed');
+    log.warn('header was Bearer s3cret/token+x');
+    log.error('s3cret/token+x');
+    expect(s.text).not.toContain('s3cret');
+    expect(s.text.match(/\*\*\*/g)).toHaveLength(3);
+    expect(log.warnings).toEqual(['header was Bearer ***']);
+    expect(redactSecrets('abc', [undefined])).toBe('abc');
+  });
+
+  it('keeps portal text from forging lines or terminal escapes', () => {
+    const s = sink();
+    const log = createLogger({ stream: s, quiet: false, secrets: [] });
+    log.warn('title "x\nerror: fake" \u001b[31mred');
+    expect(s.text.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(s.text).not.toContain('\u001b');
+  });
+
+  it('prints no progress or info when quiet, but still warnings and errors', () => {
+    const s = sink();
+    const log = createLogger({ stream: s, quiet: true, secrets: [] });
+    log.info('info');
+    log.progress('progress');
+    log.warn('careful');
+    log.error('broken');
+    expect(s.text).toBe('warning: careful\nerror: broken\n');
+  });
+
+  it('overwrites the progress line in place on a terminal', () => {
+    const s = sink(true);
+    const log = createLogger({ stream: s, quiet: false, secrets: [] });
+    log.progress('half');
+    log.info('done');
+    expect(s.text).toBe('\r\x1b[Khalf\r\x1b[Kdone\n');
+  });
+});
