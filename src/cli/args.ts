@@ -46,7 +46,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     const hint = /token/i.test(String((error as Error).message))
       ? ' The token is never a flag: set env CALFEED_TOKEN or use --token-file PATH.'
       : ` Run "calfeed ${command} --help" for the flags.`;
-    throw new ConfigError(`${(error as Error).message}.${hint}`, { usage: true });
+    throw new ConfigError(`${(error as Error).message.replace(/\.$/, '')}.${hint}`, { usage: true });
   }
   if (positionals.length > 0) {
     throw new ConfigError(`Unexpected argument "${positionals[0]}". Run "calfeed ${command} --help".`, { usage: true });
