@@ -95,7 +95,9 @@ export interface FeedEvent extends CalendarEvent, EventHistory {}
 
 /** Helpers that every format uses the same way, so they agree with each other. */
 export const eventStamp = (e: FeedEvent): number => e.updated ?? e.changedAt;
-export const eventPublished = (e: FeedEvent): number => e.created ?? e.firstSeen;
+// calfeed may first see an event long after the portal last changed it; a publication date later
+// than the last change reads as nonsense (Atom readers show <published>, iCalendar has CREATED).
+export const eventPublished = (e: FeedEvent): number => e.created ?? Math.min(e.firstSeen, eventStamp(e));
 export const isCancelled = (e: FeedEvent): boolean => e.status === 'cancelled' || e.removedAt !== undefined;
 
 /** Options every renderer shares. All pure data: no clock, no disk. */

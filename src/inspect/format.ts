@@ -12,7 +12,7 @@ function section(title: string, url: string, meta: string, ex: Explanation): str
   const lines = [`${title}`, `  GET ${url}`, `  ${meta}`, '  fields:'];
   for (const f of ex.fields) {
     const from = f.path === null ? '(not found)' : Array.isArray(f.path) ? f.path.join(' + ') : f.path;
-    lines.push(`    ${f.field.padEnd(12)} <- ${from.padEnd(28)} ${f.sample !== undefined ? show(f.sample) : ''}${f.note ? `  (${f.note})` : ''}`);
+    lines.push(`    ${f.field.padEnd(12)} <- ${from.padEnd(28)} ${f.sample !== undefined ? show(f.sample) : ''}${f.note ? `  (${f.note})` : ''}`.trimEnd());
   }
   if (ex.times.length) {
     lines.push('  times:');
@@ -28,7 +28,8 @@ export function formatInspection(i: Inspection): string {
   const lines = [`Inspecting ${i.source}`, ''];
   lines.push(...section('Calendar list', i.calendars.url, `${i.calendars.envelope}, ${i.calendars.count} calendars`, i.calendars.explanation), '');
   if (i.events) {
-    lines.push(...section(`Event list of calendar "${i.events.calendarId}"`, i.events.url, `${i.events.envelope}, ${i.events.count} events`, i.events.explanation), '');
+    const paging = i.events.nextPage ? ` on the first page; paged: next page ${i.events.nextPage} (the build follows every page)` : '';
+    lines.push(...section(`Event list of calendar "${i.events.calendarId}"`, i.events.url, `${i.events.envelope}, ${i.events.count} events${paging}`, i.events.explanation), '');
   } else {
     lines.push('No calendar id found, so no event list was fetched.', '');
   }

@@ -4,16 +4,18 @@
 
 import type { LoadedConfig } from '../config/load.js';
 import { startDemoPortal, type DemoPortal } from '../demo/server.js';
+import { nextPageUrl } from '../crawl/paging.js';
 import { PortalClient } from '../http/index.js';
 import type { Logger } from '../log.js';
-import { explain, findList, rawId, unwrapRecord, type Explanation, type NormalizeOptions } from '../normalize/index.js';
+import { explain, findList, normalizeCalendars, rawId, unwrapRecord, type Explanation, type NormalizeOptions } from '../normalize/index.js';
 import { VERSION } from '../version.js';
 import { formatInspection } from './format.js';
 
 export interface Inspection {
   source: string;
   calendars: { url: string; envelope: string; count: number; explanation: Explanation };
-  events?: { url: string; calendarId: string; envelope: string; count: number; explanation: Explanation };
+  /** nextPage: token-free URL of the page after the first, when the list says there is more. */
+  events?: { url: string; calendarId: string; envelope: string; count: number; nextPage?: string; explanation: Explanation };
   details?: { url: string; eventId: string; explanation: Explanation };
   /** Merged `fields` block for calfeed.config.json. */
   fields: object;
@@ -60,14 +62,26 @@ export async function runInspect(args: { loaded: LoadedConfig; log: Logger; out:
     };
     const calendarId = calList.items.map((c) => rawId(c, 'calendar', config.fields)).find((id) => id !== undefined);
     if (calendarId !== undefined) {
+      // The build reads an event's wall times in its calendar's zone (when the calendar names one): so does inspect.
+      const calendarZone = normalizeCalendars(calList.items, opts).calendars.find((c) => c.id === calendarId)?.timeZone;
+      const eventOpts: NormalizeOptions = { ...opts, timeZone: calendarZone ?? timeZone };
       const eventsRes = await client.getJson(`event-calendar/${encodeURIComponent(calendarId)}/events`);
       const evList = findList(eventsRes.json, 'events', config.fields?.lists?.events);
-      inspection.events = { url: eventsRes.url, calendarId, envelope: envelopeName(evList.path), count: evList.items.length, explanation: explain('event', evList.items.slice(0, 20), opts) };
+      // Only the first page is inspected; say whether more follow, as the build would follow them.
+      const next = nextPageUrl({ json: eventsRes.json, link: eventsRes.link, url: eventsRes.url, itemCount: evList.items.length }, config.paging);
+      inspection.events = {
+        url: eventsRes.url,
+        calendarId,
+        envelope: envelopeName(evList.path),
+        count: evList.items.length,
+        ...(next !== undefined && { nextPage: client.urlFor(new URL(next, eventsRes.url).href) }),
+        explanation: explain('event', evList.items.slice(0, 20), eventOpts),
+      };
       const eventId = evList.items.map((e) => rawId(e, 'event', config.fields)).find((id) => id !== undefined);
       if (eventId !== undefined) {
         const detailsRes = await client.getJson(`event-calendar/${encodeURIComponent(calendarId)}/event/${encodeURIComponent(eventId)}/details`);
         const record = unwrapRecord(detailsRes.json);
-        inspection.details = { url: detailsRes.url, eventId, explanation: explain('event', [record], opts) };
+        inspection.details = { url: detailsRes.url, eventId, explanation: explain('event', [record], eventOpts) };
       }
     }
     inspection.fields = mergeFieldBlocks(inspection);

@@ -108,11 +108,19 @@ export function explain(kind: 'calendar' | 'event', records: unknown[], opts: No
     block[field] = best ? (Array.isArray(best.path) ? [best.path[0]!, best.path[1]!] : best.path) : '';
   }
 
-  // Time readings: start/end as resolved, and the update/creation stamps.
+  // Time readings: one row per distinct way start/end were read (the main path first), so all-day
+  // records read from a date field show beside timed ones; then the update/creation stamps.
   const timeRows: Explanation['times'] = [];
   for (const field of ['start', 'end'] as const) {
-    const use = times.flat().find((t) => t.field === field && JSON.stringify(t.path) === JSON.stringify(fields.find((f) => f.field === field)?.path));
-    if (use) timeRows.push({ field, path: use.path, reading: use.reading, sample: sampleOf(use.sample) });
+    const main = JSON.stringify(fields.find((f) => f.field === field)?.path);
+    const uses = times.flat().filter((t) => t.field === field);
+    const seen = new Set<string>();
+    for (const use of [...uses.filter((t) => JSON.stringify(t.path) === main), ...uses]) {
+      const key = JSON.stringify([use.path, use.reading]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      timeRows.push({ field, path: use.path, reading: use.reading, sample: sampleOf(use.sample) });
+    }
   }
   for (const field of ['updated', 'created']) {
     const row = fields.find((f) => f.field === field);

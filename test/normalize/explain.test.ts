@@ -38,8 +38,13 @@ describe('explain: events', () => {
     expect(field(x, 'description')).toMatchObject({ path: 'description', note: 'found in 1 of 3 records' });
     expect(field(x, 'created')).toEqual({ field: 'created', path: null });
     expect(x.times).toEqual([
+      // One row per distinct reading: both sides of the DST change, and the all-day dates.
       { field: 'start', path: 'startDateTime', reading: 'ISO 8601 with offset +02:00', sample: '2026-02-03T17:00:00+02:00' },
+      { field: 'start', path: 'startDateTime', reading: 'ISO 8601 with offset +03:00', sample: '2026-03-29T14:00:00+03:00' },
+      { field: 'start', path: 'startDate', reading: 'date only: an all-day event', sample: '2026-03-23' },
       { field: 'end', path: 'endDateTime', reading: 'ISO 8601 with offset +02:00', sample: '2026-02-03T18:30:00+02:00' },
+      { field: 'end', path: 'endDateTime', reading: 'ISO 8601 with offset +03:00', sample: '2026-03-29T16:00:00+03:00' },
+      { field: 'end', path: 'endDate', reading: 'date only: an all-day event', sample: '2026-03-25' },
       { field: 'updated', path: 'updatedAt', reading: 'ISO 8601 in UTC (Z)', sample: '2026-02-10T22:25:56Z' },
     ]);
     expect(x.unused).toEqual(['eventCalendarId', 'capacity']);
