@@ -12,7 +12,9 @@
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
+import { paths } from '../paths.js';
 import { errno, walkFiles } from './fs-util.js';
+import { readManifest } from './manifest.js';
 import { isProcessAlive, pidOfName, type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
 import { assertReplaceable, isLiveStaging, sealStaging, type Staging } from './staging.js';
 import { verifyStaging } from './verify.js';
@@ -51,20 +53,32 @@ export async function publish(staging: Staging, outDir: string, options: Publish
   if (path.dirname(staging.dir) !== s.parent || !path.basename(staging.dir).startsWith(s.stagingPrefix)) {
     throw new CalfeedError('BUILD', `The staging folder ${staging.dir} was not created for ${s.outDir}; create it with createStaging(outDir).`);
   }
-  await verifyStaging(staging.dir);
+  const next = staging.files();
+  await verifyStaging(staging.dir, { staged: next });
   options.onStep?.('verified');
   await assertReplaceable(s.outDir);
 
-  const next = staging.files();
   let written = 0;
   for (const info of next.values()) if (info.changed) written++;
-  let removed = 0;
-  for await (const file of walkFiles(s.outDir)) if (!next.has(file.rel)) removed++;
+  const removed = await countRemoved(s.outDir, next);
 
   options.signal?.throwIfAborted();
   await swap(staging.dir, s, options.onStep);
   sealStaging(staging);
   return { written, unchanged: next.size - written, removed, files: next.size };
+}
+
+// Files of the current output missing from the next one. The published manifest lists them
+// without walking 100,000 folders; without one (first build, foreign .gitkeep), walk.
+async function countRemoved(outDir: string, next: ReadonlyMap<string, unknown>): Promise<number> {
+  let removed = 0;
+  const previous = await readManifest(outDir);
+  if (previous !== undefined) {
+    for (const file of previous.files) if (!next.has(file.path)) removed++;
+    return removed + (next.has(paths.manifest()) ? 0 : 1);
+  }
+  for await (const file of walkFiles(outDir)) if (!next.has(file.rel)) removed++;
+  return removed;
 }
 
 async function swap(stagingDir: string, s: Siblings, onStep: PublishOptions['onStep']): Promise<void> {

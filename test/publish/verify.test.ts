@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { createStaging, discard, icalProblem, type Staging, verifyStaging, writeSiteMeta, xmlProblem } from '../../src/publish/index.js';
-import { CALENDARS, sampleSite, tempDir } from './helpers.js';
+import { build, CALENDARS, sampleSite, tempDir } from './helpers.js';
 
 async function staged(overrides: Record<string, string> = {}): Promise<Staging> {
   const staging = await createStaging(path.join(await tempDir(), 'out'));
@@ -53,6 +53,23 @@ describe('verifyStaging', () => {
     await appendFile(path.join(staging.dir, paths.site('index.html')), '<!-- late -->');
     const error = await verifyError(staging);
     expect(error.message).toContain(`${paths.site('index.html')}: it has`);
+  });
+
+  it('checks unchanged (hard-linked) files by size when given what staging recorded', async () => {
+    const out = path.join(await tempDir(), 'out');
+    await build(out, sampleSite());
+    const staging = await createStaging(out);
+    for (const [rel, data] of Object.entries(sampleSite())) await staging.write(rel, data);
+    await writeSiteMeta(staging, CALENDARS, { generator: 'calfeed test' });
+    expect([...staging.files().values()].every((f) => !f.changed)).toBe(true);
+    await expect(verifyStaging(staging.dir, { staged: staging.files() })).resolves.toBeUndefined();
+
+    const rel = paths.site('rss.xml');
+    await unlink(path.join(staging.dir, rel)); // break the link without touching the published copy
+    await writeFile(path.join(staging.dir, rel), '<rss>');
+    const error = await verifyStaging(staging.dir, { staged: staging.files() }).catch((e: unknown) => e);
+    expect((error as Error).message).toContain(`${rel}: it has 5 bytes`);
+    await discard(staging);
   });
 
   it('rejects a file missing from the manifest, and a listed file missing on disk', async () => {
