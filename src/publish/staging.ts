@@ -72,9 +72,17 @@ export function sealStaging(staging: Staging): void {
   liveStagings.delete(staging.dir);
 }
 
-// Names an output folder may hold besides calfeed's own files without being "somebody else's
-// folder": git's placeholder and macOS's folder metadata.
-const HARMLESS = new Set(['.gitkeep', '.DS_Store']);
+// An output folder may hold top-level dot files besides calfeed's own (git's .gitkeep and
+// .gitignore, GitHub Pages' .nojekyll, macOS's .DS_Store) without being "somebody else's folder";
+// publish carries them over. A dot *folder* such as .git is foreign.
+async function isHarmless(outDir: string, name: string): Promise<boolean> {
+  if (!name.startsWith('.')) return false;
+  try {
+    return (await lstat(path.join(outDir, name))).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Publishing replaces --out as a whole, so refuse a folder that does not look like calfeed output:
@@ -93,7 +101,8 @@ export async function assertReplaceable(outDir: string): Promise<void> {
     throw error;
   }
   if (entries.includes(paths.manifest())) return;
-  const foreign = entries.filter((name) => !HARMLESS.has(name));
+  const foreign: string[] = [];
+  for (const name of entries) if (!(await isHarmless(outDir, name))) foreign.push(name);
   if (foreign.length === 0) return;
   throw new ConfigError(
     `Refusing to replace ${outDir}: it is not empty and has no ${paths.manifest()}, so it does not look like ` +

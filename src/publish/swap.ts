@@ -9,7 +9,7 @@
 // unfinished build was wanted). Files are not fsynced: a power loss, unlike a killed process, may
 // lose recent writes on some file systems.
 
-import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, lstat, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -57,6 +57,7 @@ export async function publish(staging: Staging, outDir: string, options: Publish
   await verifyStaging(staging.dir, { staged: next });
   options.onStep?.('verified');
   await assertReplaceable(s.outDir);
+  await carryOverDotfiles(s.outDir, staging.dir);
 
   let written = 0;
   for (const info of next.values()) if (info.changed) written++;
@@ -68,6 +69,26 @@ export async function publish(staging: Staging, outDir: string, options: Publish
   return { written, unchanged: next.size - written, removed, files: next.size };
 }
 
+// Top-level dot files of the published folder that calfeed did not write (.gitkeep, .gitignore,
+// .nojekyll) belong to the user: link them into the new output so publishing does not delete them.
+// They are not in the manifest, and verify has already run.
+async function carryOverDotfiles(outDir: string, stagingDir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(outDir);
+  } catch (error) {
+    if (errno(error) === 'ENOENT') return;
+    throw error;
+  }
+  for (const name of names) {
+    if (!name.startsWith('.')) continue;
+    const from = path.join(outDir, name);
+    const to = path.join(stagingDir, name);
+    if (!(await lstat(from)).isFile() || (await exists(to))) continue;
+    await link(from, to).catch(() => copyFile(from, to));
+  }
+}
+
 // Files of the current output missing from the next one. The published manifest lists them
 // without walking 100,000 folders; without one (first build, foreign .gitkeep), walk.
 async function countRemoved(outDir: string, next: ReadonlyMap<string, unknown>): Promise<number> {
@@ -77,7 +98,7 @@ async function countRemoved(outDir: string, next: ReadonlyMap<string, unknown>):
     for (const file of previous.files) if (!next.has(file.path)) removed++;
     return removed + (next.has(paths.manifest()) ? 0 : 1);
   }
-  for await (const file of walkFiles(outDir)) if (!next.has(file.rel)) removed++;
+  for await (const file of walkFiles(outDir)) if (!next.has(file.rel) && !/^\.[^/]*$/.test(file.rel)) removed++;
   return removed;
 }
 

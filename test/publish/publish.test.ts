@@ -114,12 +114,29 @@ describe('publish', () => {
     expect(await readFile(path.join(out, 'thesis.tex'), 'utf8')).toBe('precious');
   });
 
-  it('accepts an empty folder or one holding only .gitkeep', async () => {
+  it('keeps the top-level dot files it did not write (regression: a build deleted output/.gitkeep)', async () => {
     const out = path.join(await tempDir(), 'out');
     await mkdir(out);
     await writeFile(path.join(out, '.gitkeep'), '');
+    await writeFile(path.join(out, '.nojekyll'), 'x');
     const result = await build(out, sampleSite());
-    expect(result.removed).toBe(1);
-    expect((await snapshot(out)).has('.gitkeep')).toBe(false);
+    expect(result.removed).toBe(0);
+    const files = await snapshot(out);
+    expect(files.has('.gitkeep')).toBe(true);
+    expect(await readFile(path.join(out, '.nojekyll'), 'utf8')).toBe('x');
+    const manifest = JSON.parse(await readFile(path.join(out, paths.manifest()), 'utf8'));
+    expect(manifest.files.map((f: { path: string }) => f.path)).not.toContain('.gitkeep');
+    // And on every later build too.
+    const again = await build(out, { ...sampleSite(), [paths.site('index.html')]: '<!doctype html><title>New</title>' });
+    expect(again.removed).toBe(0);
+    expect((await snapshot(out)).has('.nojekyll')).toBe(true);
+  });
+
+  it('treats a dot folder such as .git as somebody else\'s', async () => {
+    const out = path.join(await tempDir(), 'repo');
+    await mkdir(path.join(out, '.git'), { recursive: true });
+    const error = await createStaging(out).catch((e: unknown) => e);
+    expect((error as CalfeedError).code).toBe('CONFIG');
+    expect((error as Error).message).toContain('.git');
   });
 });
