@@ -8,7 +8,7 @@ import type { PortalClient } from '../http/client.js';
 import { rawId, type FieldsConfig } from '../normalize/index.js';
 import { assignSegments, paths } from '../paths.js';
 import { entryHash, type CrawlCache } from './cache.js';
-import { fetchDetails } from './details.js';
+import { fetchDetails, urlSegment } from './details.js';
 import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
 import type { PagingConfig } from './paging.js';
 import { WorkQueue, type Task } from './queue.js';
@@ -128,7 +128,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       let doc: ListDoc;
       try {
         doc = await fetchList(ctx, {
-          path: `event-calendar/${encodeURIComponent(calendar.id)}/events`,
+          path: `event-calendar/${urlSegment(calendar.id, 'calendar')}/events`,
           mirrorPath: paths.eventsMirror(calendar.segment),
           kind: 'events',
           maxItems: opts.maxEventsPerCalendar,

@@ -69,6 +69,8 @@ async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc
     if (!result.notModified) return i === 0 ? { firstPage: result } : {};
   }
   const { items, path } = listIn(json, ctx, req, ctx.client.urlFor(previous.pages[0]!.url));
+  // An unchanged list is held to today's limit too (it may have been lowered since the last build).
+  if (items.length > req.maxItems) throw tooMany(ctx, req);
   ctx.cache.recordDoc(req.mirrorPath, previous);
   return { doc: { bytes: published, json, items, listPath: path, pages: previous.pages.length, source: 'not-modified' } };
 }
@@ -97,12 +99,7 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
     if (!first) first = { json: result.json, body: result.body, path: found.path };
     // concat, not push(...items): a spread of 100,000 arguments overflows the stack.
     items = items.concat(found.items);
-    if (items.length > req.maxItems) {
-      throw new LimitError(
-        `${requestLabel(ctx.client.urlFor(req.path))}: more than ${req.maxItems} ${req.kind}, the limit set by ${req.limitFlag}. ` +
-          `Raise ${req.limitFlag} if the portal really has this many.`,
-      );
-    }
+    if (items.length > req.maxItems) throw tooMany(ctx, req);
     const next = nextPageUrl({ json: result.json, link: result.link, url, itemCount: found.items.length }, ctx.paging);
     url = next === undefined ? undefined : ctx.client.urlFor(new URL(next, result.url).href);
     if (url !== undefined && seen.has(url)) {
@@ -121,6 +118,13 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
   const bytes = pages.length === 1 ? first.body : Buffer.from(JSON.stringify(merged));
   ctx.cache.recordDoc(req.mirrorPath, { sha256: sha256(bytes), pages });
   return { bytes, json: merged, items, listPath: first.path, pages: pages.length, source: 'fetched' };
+}
+
+function tooMany(ctx: ListContext, req: ListRequest): LimitError {
+  return new LimitError(
+    `${requestLabel(ctx.client.urlFor(req.path))}: more than ${req.maxItems} ${req.kind}, the limit set by ${req.limitFlag}. ` +
+      `Raise ${req.limitFlag} if the portal really has this many.`,
+  );
 }
 
 /** The token-free URL of a list's first page. */

@@ -58,6 +58,9 @@ export async function exchange(url: URL, opts: ExchangeOptions): Promise<Exchang
     await response.body.dump();
     return { status, headers, body: Buffer.alloc(0) };
   } catch (error) {
+    // Destroying an unread undici body emits RequestAbortedError; with no listener that would crash
+    // the process (an oversize Content-Length is refused before any of the body is read).
+    response.body.on('error', () => undefined);
     response.body.destroy();
     throw networkError(error, opts);
   }

@@ -28,7 +28,7 @@ const present = (v: unknown): boolean => v !== null && v !== undefined && v !== 
 function clip(field: string, text: string | undefined, opts: NormalizeOptions, problems: Problem[]): string | undefined {
   const max = opts.maxFieldLength ?? DEFAULT_MAX_FIELD_LENGTH;
   if (text === undefined || text.length <= max) return text;
-  problems.push({ code: 'FIELD_TRUNCATED', message: `${field} is ${text.length} characters long; truncated to ${max} (maxFieldLength)` });
+  problems.push({ code: 'FIELD_TRUNCATED', message: `${field} is ${text.length} characters long; truncated to ${max} (--max-field-length)` });
   return text.slice(0, max);
 }
 

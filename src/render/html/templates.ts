@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import Handlebars from 'handlebars';
 import { CalfeedError, ConfigError } from '../../errors.js';
+import { stripControl } from '../text.js';
 
 /** The package's own templates/ folder (the same relative place from src/ and from dist/). */
 export const BUILTIN_TEMPLATES = fileURLToPath(new URL('../../../templates/', import.meta.url));
@@ -108,7 +109,9 @@ export async function loadTemplates(userDir?: string, builtinDir: string = BUILT
     render(name, view) {
       const page = pages.get(name)!;
       try {
-        return page.template(view);
+        // Control characters from portal text are HTML parse errors (NUL becomes U+FFFD); none is
+        // meaningful on a page, and JSON-LD keeps them as \u escapes, so strip the whole page once.
+        return stripControl(page.template(view));
       } catch (error) {
         const detail = error instanceof Error ? error.message : String(error);
         throw new CalfeedError(

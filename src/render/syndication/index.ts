@@ -72,10 +72,14 @@ function buildFeed(cal: Calendar | null, calendars: Calendar[], entries: Entry[]
   const title = stripControl(cal ? cal.title : site.title).trim() || 'Events';
   const description = (cal?.description ? htmlToText(cal.description) : '') ||
     (cal ? `Upcoming events: ${title}` : `Upcoming events: ${calendarList(calendars) || title}`);
+  // RSS has no way to say "this is text": many readers render channel text as HTML, as they do item
+  // titles, so RSS gets it escaped like them (the RSS feed is the one built without `published`).
+  // Atom's title and subtitle are type="text" by default and stay as they are.
+  const channelText = withPublished ? (text: string): string => text : escapeMarkup;
   const feed = new Feed({
     id: file('atom.xml'),
-    title,
-    description,
+    title: channelText(title),
+    description: channelText(description),
     link: cal ? absoluteUrl(site.siteUrl, paths.calendarDir(cal.slug)) : site.siteUrl,
     updated,
     generator: `calfeed ${stripControl(site.version)}`,
