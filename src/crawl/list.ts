@@ -8,7 +8,7 @@ import type { PortalClient } from '../http/client.js';
 import { LimitError, ResponseError, requestLabel } from '../http/errors.js';
 import { findList, replaceList, type FieldsConfig, type ListKind } from '../normalize/index.js';
 import { sha256, type CrawlCache, type PageEntry } from './cache.js';
-import { firstPageUrl, nextPageUrl, type PagingConfig } from './paging.js';
+import { asSinglePage, firstPageUrl, nextPageUrl, type PagingConfig } from './paging.js';
 
 export type DocSource = 'fetched' | 'not-modified' | 'reused';
 
@@ -114,7 +114,7 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
     }
   }
   if (!first) throw new Error('internal: a list fetch ended without a page');
-  const merged = pages.length === 1 ? first.json : replaceList(first.json, first.path, items);
+  const merged = pages.length === 1 ? first.json : asSinglePage(replaceList(first.json, first.path, items));
   const bytes = pages.length === 1 ? first.body : Buffer.from(JSON.stringify(merged));
   ctx.cache.recordDoc(req.mirrorPath, { sha256: sha256(bytes), pages });
   return { bytes, json: merged, items, listPath: first.path, pages: pages.length, source: 'fetched' };

@@ -83,6 +83,33 @@ export function linkHeaderNext(header: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The merged body of a paged list as one complete page: `next` links set to null and page counters
+ * saying "page 1 of 1", so a consumer reading the mirror is not sent to pages that do not exist.
+ * Returns a copy; the envelope's shape is kept.
+ */
+export function asSinglePage(json: unknown): unknown {
+  if (!isObject(json)) return json;
+  const out = structuredClone(json);
+  for (const path of BODY_LINKS) {
+    let parent: unknown = out;
+    for (const key of path.slice(0, -1)) parent = isObject(parent) ? parent[key] : undefined;
+    const last = path[path.length - 1]!;
+    if (isObject(parent) && last in parent) parent[last] = null;
+  }
+  for (const home of [out, ...COUNTER_HOMES.map((k) => out[k]).filter(isObject)]) {
+    let current: string | undefined;
+    const totals: string[] = [];
+    for (const [key, value] of Object.entries(home)) {
+      const folded = key.toLowerCase().replace(/[^a-z]/g, '');
+      if (CURRENT_KEYS.has(folded)) current = key;
+      else if (TOTAL_KEYS.has(folded) && (typeof value === 'number' || typeof value === 'string')) totals.push(key);
+    }
+    if (current !== undefined) for (const key of totals) home[key] = home[current];
+  }
+  return out;
+}
+
 function bodyLink(json: unknown): string | undefined {
   if (!isObject(json)) return undefined;
   for (const path of BODY_LINKS) {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CrawlCache, firstPageUrl, linkHeaderNext, nextPageUrl, type PagingConfig } from '../../src/crawl/index.js';
+import { asSinglePage, CrawlCache, firstPageUrl, linkHeaderNext, nextPageUrl, type PagingConfig } from '../../src/crawl/index.js';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { MemorySink, runCrawl, TOKEN } from './helpers.js';
@@ -10,6 +10,17 @@ import { makeEvents, startPortal, type Portal, type PagingStyle } from './portal
 
 const AUTO: PagingConfig = { mode: 'auto', pageParam: 'page', firstPage: 1, maxPages: 1000 };
 const URL0 = 'https://portal.example/api/event-calendar/7/events';
+
+describe('asSinglePage', () => {
+  it('makes a merged body read as one complete page: no next link, page 1 of 1', () => {
+    const merged = { data: [1, 2, 3], links: { next: 'https://p/x?page=2', self: 'https://p/x' }, meta: { page: 1, total_pages: 3, per_page: 5 } };
+    expect(asSinglePage(merged)).toEqual({ data: [1, 2, 3], links: { next: null, self: 'https://p/x' }, meta: { page: 1, total_pages: 1, per_page: 5 } });
+    expect(merged.links.next).toBe('https://p/x?page=2');
+    const odata = { value: [1], '@odata.nextLink': 'https://p/x?$skip=1' };
+    expect(nextPageUrl({ url: 'https://p/x', json: asSinglePage(odata), link: undefined, itemCount: 1 }, { mode: 'auto', pageParam: 'page', firstPage: 1, maxPages: 10 })).toBeUndefined();
+    expect(asSinglePage([1, 2])).toEqual([1, 2]);
+  });
+});
 
 describe('nextPageUrl', () => {
   const page = (json: unknown, link?: string, itemCount = 3, url = URL0) => ({ json, link, url, itemCount });

@@ -160,6 +160,10 @@ describe('envelope dialect: paging', () => {
       const mirror = JSON.parse(await readFile(join(outOf('envelope'), paths.eventsMirror(cal.slug)), 'utf8')) as { data: unknown[]; meta: { total: number } };
       expect(mirror.data, cal.id).toEqual(items);
       expect(mirror.data.length, cal.id).toBe(mirror.meta.total);
+      // The merged mirror is one complete page: it must not send a consumer to pages it lacks.
+      const paging = mirror as unknown as { links?: { next?: unknown }; meta: Record<string, unknown> };
+      expect(paging.links?.next ?? null, cal.id).toBeNull();
+      if (pages > 1) expect(paging.meta.total_pages, cal.id).toBe(paging.meta.page);
       expect(cal.events, cal.id).toBe(items.length);
     }
     // Page size 5 and 11 to 13 events per calendar: every calendar is paged.
