@@ -137,6 +137,7 @@ async function buildFrom(run: BuildRun, source: Source): Promise<BuildSummary> {
       }),
     );
     signal?.throwIfAborted();
+    checkUnreadable(collector, config.maxFailedDetails);
 
     const events = collector.events();
     const all = [...events.values()].flat();
@@ -200,6 +201,22 @@ async function buildFrom(run: BuildRun, source: Source): Promise<BuildSummary> {
     await client.close().catch(() => undefined);
     await lock.release().catch(() => undefined);
   }
+}
+
+/**
+ * Events the normalizer could not read (no start, no id) are skipped with a warning each; when
+ * more than --max-failed-details of them are, detection has most likely guessed wrong, and an
+ * empty or thinned-out site must not replace a good one.
+ */
+function checkUnreadable(collector: Collector, maxRatio: number): void {
+  const { listed, unreadable } = collector;
+  if (unreadable.length === 0 || unreadable.length / listed <= maxRatio) return;
+  throw new CalfeedError(
+    'BUILD',
+    `${unreadable.length} of ${listed} events could not be read, more than --max-failed-details (${Math.round(maxRatio * 100)}%) allows, ` +
+      `so nothing was published. The first: ${unreadable[0]}. Run "calfeed inspect" to see how calfeed reads your portal, ` +
+      'then map the missing fields in calfeed.config.json ("fields").',
+  );
 }
 
 function isLoopback(url: string): boolean {

@@ -22,6 +22,9 @@ export class Collector implements CrawlSink {
   private readonly byId = new Map<string, CalendarState>();
   readonly calendars: Calendar[] = [];
   detailsMissing = 0;
+  /** Events the portal listed, and those that could not be read (no id, no start, bad time). */
+  listed = 0;
+  unreadable: string[] = [];
 
   constructor(
     private readonly staging: Staging,
@@ -86,7 +89,9 @@ export class Collector implements CrawlSink {
     state.pending.delete(eventId);
     const { event, warnings } = normalizeEvent(entry ?? {}, details, state.calendar, slug, this.normalize);
     this.report(warnings);
+    this.listed++;
     if (event) state.events.push(event);
+    else this.unreadable.push(warnings[warnings.length - 1]?.message ?? `event "${eventId}" of calendar "${state.calendar.id}" could not be read`);
   }
 
   private slug(state: CalendarState, eventId: string): string {

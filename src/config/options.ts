@@ -51,7 +51,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'maxCalendars', flag: 'max-calendars', env: 'CALFEED_MAX_CALENDARS', type: 'int', default: 5000, min: 1, max: 1_000_000, arg: 'N', commands: B, help: 'Most calendars accepted from the portal.' },
   { key: 'maxEvents', flag: 'max-events', env: 'CALFEED_MAX_EVENTS', type: 'int', default: 100000, min: 1, max: 10_000_000, arg: 'N', commands: B, help: 'Most events accepted per calendar.' },
   { key: 'maxFieldLength', flag: 'max-field-length', env: 'CALFEED_MAX_FIELD_LENGTH', type: 'int', default: 100000, min: 100, max: 10_000_000, arg: 'N', commands: BI, help: 'Longer text fields are cut to this many characters, with a warning.' },
-  { key: 'maxFailedDetails', flag: 'max-failed-details', env: 'CALFEED_MAX_FAILED_DETAILS', type: 'ratio', default: '5%', arg: 'RATIO', commands: B, help: 'Events whose details fail are published from their list entry; more failures than this fail the build.' },
+  { key: 'maxFailedDetails', flag: 'max-failed-details', env: 'CALFEED_MAX_FAILED_DETAILS', type: 'ratio', default: '5%', arg: 'RATIO', commands: B, help: 'Events whose details fail are published from their list entry; if more than this share of events fail or cannot be read, the build fails.' },
   // What to make of the data.
   { key: 'timeZone', flag: 'time-zone', env: 'CALFEED_TIME_ZONE', type: 'string', default: 'UTC', arg: 'ZONE', commands: BI, help: 'IANA zone of portal times that carry no offset (e.g. Europe/Vilnius).' },
   { key: 'locale', flag: 'locale', env: 'CALFEED_LOCALE', type: 'string', default: 'en', arg: 'LOCALES', commands: BI, help: 'Language for dates and multilingual values; a list like "lt,en" sets the fallback order.' },

@@ -202,18 +202,17 @@ describe('multilingual dialect: --locale', () => {
 });
 
 describe('custom dialect: a start field detection cannot find', () => {
-  it('without a mapping, the build publishes no events and says why for each one', async () => {
+  it('without a mapping, the build fails, says why for each event, and publishes nothing', async () => {
     const r = await build('custom-unmapped', 'custom');
-    // Every event lacks a detectable start, so none is published; the build reports each skip.
-    expect(r.code, r.stderr).toBe(0);
-    const summary = JSON.parse(r.stdout);
-    expect(summary.events).toBe(0);
-    expect(summary.warnings).toHaveLength(59);
-    for (const w of summary.warnings as string[]) expect(w).toMatch(/no start field was detected; set fields\.event\.start in calfeed\.config\.json \(run calfeed inspect\); skipped/);
-    expect(r.stderr).toMatch(/^warning: event "1001" of calendar "science": no start field was detected/m);
-    expect(r.stderr).toMatch(/events 0 /);
-    const ics = new ICAL.Component(ICAL.parse(await readFile(join(outOf('custom-unmapped'), 'calendar.ics'), 'utf8')));
-    expect(ics.getAllSubcomponents('vevent')).toHaveLength(0);
+    // Every event lacks a detectable start: an empty site must not replace a good one.
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^warning: event "1001" of calendar "science": no start field was detected; set fields\.event\.start in calfeed\.config\.json \(run calfeed inspect\); skipped/m);
+    expect(r.stderr.match(/^warning: .*no start field was detected/gm)).toHaveLength(59);
+    expect(r.stderr).toMatch(/59 of 59 events could not be read, more than --max-failed-details \(5%\) allows, so nothing was published/);
+    expect(r.stderr).toMatch(/Run "calfeed inspect"/);
+    const failure = JSON.parse(r.stdout);
+    expect(failure).toMatchObject({ ok: false, error: { code: 'BUILD', exitCode: 1 } });
+    await expect(readFile(join(outOf('custom-unmapped'), 'calendar.ics'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
   it('builds the same events as the default dialect once the printed fields block is edited', async () => {
