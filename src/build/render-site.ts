@@ -68,7 +68,9 @@ async function renderCalendar(
   await staging.write(paths.calendar(cal.slug, 'index.html'), pages.index);
   await staging.write(paths.calendar(cal.slug, 'past.html'), pages.past);
   await staging.write(paths.calendar(cal.slug, 'widget.html'), pages.widget);
-  for (const event of events) {
+  // Removed events keep their page and .ics (both cancelled) while they stay in calendar.ics:
+  // RSS items and "add to calendar" files that link to them must not hit a 404.
+  for (const event of [...events, ...removed]) {
     await staging.write(paths.eventPage(cal.slug, event.slug), html.event(cal, event, site));
     await staging.write(paths.eventIcs(cal.slug, event.slug), renderEventIcs(cal, event, site));
   }

@@ -348,10 +348,12 @@ describe('changes between builds', () => {
       expect(Number(prop(v!, 'sequence')), file).toBeGreaterThan(Number(prop(live, 'sequence')));
     }
     expect(await inFeeds()).toEqual(files.map(() => false));
-    // No page links to it any more.
-    for (const page of (await listFiles(out)).filter((f) => f.endsWith('.html'))) {
+    // No other page links to it any more; its own page stays, marked cancelled, so old links work.
+    const ownPage = `calendars/${raw.slug}/events/${raw.eventId}.html`;
+    for (const page of (await listFiles(out)).filter((f) => f.endsWith('.html') && f !== ownPage)) {
       expect(await readFile(join(out, page), 'utf8'), page).not.toContain(`events/${raw.eventId}.html`);
     }
+    expect(await readFile(join(out, ownPage), 'utf8')).toMatch(/Cancelled/);
 
     await mustBuild(['--keep-removed-days', '0']);
     for (const file of [calIcs, 'calendar.ics']) {

@@ -89,7 +89,7 @@ describe('incremental rebuilds', () => {
     for (const [p, info] of after) if (!changed.includes(p)) expect(info.mtimeMs, p).toBe(before.get(p)!.mtimeMs);
   });
 
-  it("removes a deleted event's files and counts them", async () => {
+  it("removes a deleted event's mirror and keeps its page and .ics, cancelled, while it stays in calendar.ics", async () => {
     const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
     const cal = (manifest.calendars as Array<{ id: string; slug: string }>)[0]!;
     const evSlugs = (await readdir(join(out, 'event-calendar', cal.slug, 'event'))).sort();
@@ -98,10 +98,17 @@ describe('incremental rebuilds', () => {
     const { summary } = await build();
     const files = await snapshotTree(out);
     expect(files.has(paths.detailsMirror(cal.slug, victim))).toBe(false);
-    expect(files.has(paths.eventPage(cal.slug, victim))).toBe(false);
-    expect(files.has(paths.eventIcs(cal.slug, victim))).toBe(false);
-    expect(summary.files.removed).toBeGreaterThanOrEqual(3);
+    expect(summary.files.removed).toBe(1);
     expect(summary.changes.removedEvents).toBe(1);
+    expect(await readFile(join(out, paths.eventIcs(cal.slug, victim)), 'utf8')).toMatch(/\r\nSTATUS:CANCELLED\r\n/);
+    expect(await readFile(join(out, paths.eventPage(cal.slug, victim)), 'utf8')).toMatch(/Cancelled/);
+    expect(await readFile(join(out, paths.calendar(cal.slug, 'index.html')), 'utf8')).not.toContain(`events/${victim}.html`);
+    // Once --keep-removed-days have passed, the page and .ics go too.
+    const later = await build(['--keep-removed-days', '0']);
+    expect(later.summary.files.removed).toBe(2);
+    const after = await snapshotTree(out);
+    expect(after.has(paths.eventPage(cal.slug, victim))).toBe(false);
+    expect(after.has(paths.eventIcs(cal.slug, victim))).toBe(false);
   });
 
   it('a corrupt cache falls back to a full, correct build', async () => {
