@@ -51,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'inspect': {
       const { runInspect } = await import('./inspect/inspect.js');
-      await runInspect({ loaded, log, out: process.stdout });
+      await runInspect({ loaded, log, out: process.stdout, now: Date.now() });
       return 0;
     }
     case 'serve': {

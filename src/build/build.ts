@@ -5,7 +5,6 @@
 import { resolve as resolvePath } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import { CrawlCache, crawl, type CrawlProgress, type CrawlReport } from '../crawl/index.js';
-import { startDemoPortal } from '../demo/server.js';
 import { CalfeedError } from '../errors.js';
 import { PortalClient } from '../http/index.js';
 import type { Logger } from '../log.js';
@@ -30,6 +29,7 @@ import { loadHistory, saveHistory } from '../state/store.js';
 import { paths } from '../paths.js';
 import { VERSION } from '../version.js';
 import { Collector } from './collect.js';
+import { httpOptions, withPortalSource, type PortalSource } from './source.js';
 import { formatProgress } from './progress.js';
 import { renderSite } from './render-site.js';
 import { toSummary, type BuildSummary } from './summary.js';
@@ -46,30 +46,11 @@ export interface BuildRun {
 
 /** Build and publish the site; returns the summary, or throws a CalfeedError with nothing published. */
 export async function runBuild(run: BuildRun): Promise<BuildSummary> {
-  const { config } = run.loaded;
-  if (config.baseUrl) {
-    if (!run.loaded.token) run.log.warn('No token: set env CALFEED_TOKEN or --token-file. Requests go out without authorization.');
-    return buildFrom(run, { baseUrl: config.baseUrl, token: run.loaded.token, timeZone: config.timeZone, demo: false });
-  }
-  const demo = await startDemoPortal({ now: run.now });
-  try {
-    run.log.info(`No --base-url configured: building from the embedded demo portal at ${demo.url} (set CALFEED_BASE_URL or --base-url for your portal).`);
-    // The demo's times carry offsets; its zone only matters for display, unless the user chose one.
-    const timeZone = config.timeZone === 'UTC' ? demo.timeZone : config.timeZone;
-    return await buildFrom(run, { baseUrl: demo.url, token: demo.tokens.university, timeZone, demo: true });
-  } finally {
-    await demo.close();
-  }
+  const { config, token } = run.loaded;
+  return withPortalSource({ config, token, now: run.now, log: run.log, doing: 'building from' }, (source) => buildFrom(run, source));
 }
 
-interface Source {
-  baseUrl: string;
-  token?: string;
-  timeZone: string;
-  demo: boolean;
-}
-
-async function buildFrom(run: BuildRun, source: Source): Promise<BuildSummary> {
+async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSummary> {
   const { loaded, log, now, signal } = run;
   const { config } = loaded;
   const { baseUrl, token, timeZone } = source;
@@ -89,24 +70,14 @@ async function buildFrom(run: BuildRun, source: Source): Promise<BuildSummary> {
     await lock.release();
     throw error;
   }
-  const client = new PortalClient({
-    baseUrl,
-    token,
-    auth: { mode: config.auth.mode, header: config.auth.header, scheme: config.auth.scheme, queryParam: config.auth.queryParam },
-    concurrency: config.concurrency,
-    rateLimit: config.rateLimit,
-    connectTimeoutMs: config.connectTimeoutMs,
-    headersTimeoutMs: config.headersTimeoutMs,
-    bodyTimeoutMs: config.bodyTimeoutMs,
-    retries: config.retries,
-    retryBaseMs: 500,
-    retryMaxWaitMs: config.retryMaxWaitMs,
-    maxResponseBytes: config.maxResponseBytes,
-    userAgent: `calfeed/${VERSION} (+https://github.com/calfeed/calfeed)`,
-    signal,
-    onRetry: (r) => log.info(`retry ${r.attempt} of ${r.url} in ${Math.round(r.waitMs)} ms: ${r.reason}`),
-    onWarning: (m) => log.warn(m),
-  });
+  const client = new PortalClient(
+    httpOptions(config, source, {
+      userAgent: `calfeed/${VERSION} (+https://github.com/calfeed/calfeed)`,
+      signal,
+      onRetry: (r) => log.info(`retry ${r.attempt} of ${r.url} in ${Math.round(r.waitMs)} ms: ${r.reason}`),
+      onWarning: (m) => log.warn(m),
+    }),
+  );
   let staging: Staging | undefined;
   try {
     // Keyed by portal, so the embedded demo (a new port each run) still builds incrementally and a

@@ -8,7 +8,8 @@ import type { PortalClient } from '../http/client.js';
 import { rawId, type FieldsConfig } from '../normalize/index.js';
 import { assignSegments, paths } from '../paths.js';
 import { entryHash, type CrawlCache } from './cache.js';
-import { fetchDetails, urlSegment } from './details.js';
+import { apiPaths } from './api-paths.js';
+import { fetchDetails } from './details.js';
 import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
 import type { PagingConfig } from './paging.js';
 import { WorkQueue, type Task } from './queue.js';
@@ -98,7 +99,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
 
   try {
     const calendarsDoc = await fetchList(ctx, {
-      path: 'event-calendars',
+      path: apiPaths.calendars(),
       mirrorPath: paths.calendarsMirror(),
       kind: 'calendars',
       maxItems: opts.maxCalendars,
@@ -128,7 +129,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       let doc: ListDoc;
       try {
         doc = await fetchList(ctx, {
-          path: `event-calendar/${urlSegment(calendar.id, 'calendar')}/events`,
+          path: apiPaths.events(calendar.id),
           mirrorPath: paths.eventsMirror(calendar.segment),
           kind: 'events',
           maxItems: opts.maxEventsPerCalendar,

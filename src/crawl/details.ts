@@ -2,7 +2,7 @@
 // unchanged and it was checked recently; a conditional request when the published copy is trusted;
 // a full GET otherwise. "Trusted" always means: the published bytes still hash to what we recorded.
 
-import { CalfeedError } from '../errors.js';
+import { apiPaths } from './api-paths.js';
 import { ResponseError, requestLabel } from '../http/errors.js';
 import { sha256 } from './cache.js';
 import type { DocSource, ListContext } from './list.js';
@@ -23,24 +23,10 @@ export interface DetailsDoc {
   source: DocSource;
 }
 
-/**
- * An id as one URL path segment. "." and ".." cannot be one: every URL parser (WHATWG, so undici
- * too) collapses them, %2E forms included, and the request would reach another API path.
- */
-export function urlSegment(id: string, what: 'calendar' | 'event'): string {
-  if (id === '.' || id === '..') {
-    throw new CalfeedError(
-      'RESPONSE',
-      `The ${what} id "${id}" cannot be requested: "." and ".." are not usable in a URL path (they would address another API path).`,
-    );
-  }
-  return encodeURIComponent(id);
-}
-
 /** Fetches, revalidates or reuses one event's details, recording the outcome in the cache. */
 export async function fetchDetails(ctx: ListContext, req: DetailsRequest): Promise<DetailsDoc> {
   const { cache, client } = ctx;
-  const url = client.keyFor(`event-calendar/${urlSegment(req.calendarId, 'calendar')}/event/${urlSegment(req.eventId, 'event')}/details`);
+  const url = client.keyFor(apiPaths.details(req.calendarId, req.eventId));
   const previous = cache.previousDoc(req.mirrorPath);
   const page = previous?.pages.length === 1 && previous.pages[0]?.url === url ? previous.pages[0] : undefined;
   const published = page ? await ctx.published(req.mirrorPath) : undefined;

@@ -3,7 +3,8 @@
 // detection guesses wrong. Fetching is here; the analysis is normalize/explain (pure).
 
 import type { LoadedConfig } from '../config/load.js';
-import { startDemoPortal, type DemoPortal } from '../demo/server.js';
+import { httpOptions, withPortalSource, type PortalSource } from '../build/source.js';
+import { apiPaths } from '../crawl/api-paths.js';
 import { nextPageUrl } from '../crawl/paging.js';
 import { PortalClient } from '../http/index.js';
 import type { Logger } from '../log.js';
@@ -22,41 +23,21 @@ export interface Inspection {
 }
 
 /** Run inspect against the configured portal (or the demo) and print the report. */
-export async function runInspect(args: { loaded: LoadedConfig; log: Logger; out: NodeJS.WritableStream }): Promise<Inspection> {
+export async function runInspect(args: { loaded: LoadedConfig; log: Logger; out: NodeJS.WritableStream; now: number }): Promise<Inspection> {
+  const { config, token } = args.loaded;
+  return withPortalSource({ config, token, now: args.now, log: args.log, doing: 'inspecting' }, (source) => inspect(args, source));
+}
+
+async function inspect(args: { loaded: LoadedConfig; log: Logger; out: NodeJS.WritableStream }, source: PortalSource): Promise<Inspection> {
   const { config } = args.loaded;
-  let demo: DemoPortal | undefined;
-  let baseUrl = config.baseUrl;
-  let token = args.loaded.token;
-  let timeZone = config.timeZone;
-  if (!baseUrl) {
-    demo = await startDemoPortal({});
-    baseUrl = demo.url;
-    token = demo.tokens.university;
-    if (timeZone === 'UTC') timeZone = demo.timeZone;
-    args.log.info(`No --base-url configured: inspecting the embedded demo portal at ${demo.url}.`);
-  }
-  const client = new PortalClient({
-    baseUrl,
-    token,
-    auth: config.auth,
-    concurrency: 1,
-    rateLimit: config.rateLimit,
-    connectTimeoutMs: config.connectTimeoutMs,
-    headersTimeoutMs: config.headersTimeoutMs,
-    bodyTimeoutMs: config.bodyTimeoutMs,
-    retries: config.retries,
-    retryBaseMs: 500,
-    retryMaxWaitMs: config.retryMaxWaitMs,
-    maxResponseBytes: config.maxResponseBytes,
-    userAgent: `calfeed/${VERSION} inspect`,
-    onWarning: (m) => args.log.warn(m),
-  });
+  const { baseUrl, timeZone } = source;
+  const client = new PortalClient(httpOptions(config, source, { concurrency: 1, userAgent: `calfeed/${VERSION} inspect`, onWarning: (m) => args.log.warn(m) }));
   const opts: NormalizeOptions = { timeZone, locales: config.locales, fields: config.fields, maxFieldLength: config.maxFieldLength };
   try {
-    const listRes = await client.getJson('event-calendars');
+    const listRes = await client.getJson(apiPaths.calendars());
     const calList = findList(listRes.json, 'calendars', config.fields?.lists?.calendars);
     const inspection: Inspection = {
-      source: demo ? `demo portal ${baseUrl}` : baseUrl,
+      source: source.demo ? `demo portal ${baseUrl}` : baseUrl,
       calendars: { url: listRes.url, envelope: envelopeName(calList.path), count: calList.items.length, explanation: explain('calendar', calList.items.slice(0, 20), opts) },
       fields: {},
     };
@@ -65,7 +46,7 @@ export async function runInspect(args: { loaded: LoadedConfig; log: Logger; out:
       // The build reads an event's wall times in its calendar's zone (when the calendar names one): so does inspect.
       const calendarZone = normalizeCalendars(calList.items, opts).calendars.find((c) => c.id === calendarId)?.timeZone;
       const eventOpts: NormalizeOptions = { ...opts, timeZone: calendarZone ?? timeZone };
-      const eventsRes = await client.getJson(`event-calendar/${encodeURIComponent(calendarId)}/events`);
+      const eventsRes = await client.getJson(apiPaths.events(calendarId));
       const evList = findList(eventsRes.json, 'events', config.fields?.lists?.events);
       // Only the first page is inspected; say whether more follow, as the build would follow them.
       const next = nextPageUrl({ json: eventsRes.json, link: eventsRes.link, url: eventsRes.url, itemCount: evList.items.length }, config.paging);
@@ -79,7 +60,7 @@ export async function runInspect(args: { loaded: LoadedConfig; log: Logger; out:
       };
       const eventId = evList.items.map((e) => rawId(e, 'event', config.fields)).find((id) => id !== undefined);
       if (eventId !== undefined) {
-        const detailsRes = await client.getJson(`event-calendar/${encodeURIComponent(calendarId)}/event/${encodeURIComponent(eventId)}/details`);
+        const detailsRes = await client.getJson(apiPaths.details(calendarId, eventId));
         const record = unwrapRecord(detailsRes.json);
         inspection.details = { url: detailsRes.url, eventId, explanation: explain('event', [record], eventOpts) };
       }
@@ -89,7 +70,6 @@ export async function runInspect(args: { loaded: LoadedConfig; log: Logger; out:
     return inspection;
   } finally {
     await client.close().catch(() => undefined);
-    await demo?.close();
   }
 }
 
