@@ -20,19 +20,16 @@ interface CalendarHeader {
   source: string;
 }
 
+/** The lines every VCALENDAR calfeed writes starts with. */
+function preamble(site: SiteContext): string[] {
+  return ['BEGIN:VCALENDAR', 'VERSION:2.0', `PRODID:-//calfeed//calfeed ${escapeText(stripControl(site.version))}//EN`, 'CALSCALE:GREGORIAN', 'METHOD:PUBLISH'];
+}
+
 function headerLines(header: CalendarHeader, site: SiteContext): string[] {
   const name = escapeText(stripControl(header.name));
   const description = escapeText(header.description);
   const refresh = durationValue(site.refreshMinutes);
-  const lines = [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    `PRODID:-//calfeed//calfeed ${escapeText(stripControl(site.version))}//EN`,
-    'CALSCALE:GREGORIAN',
-    'METHOD:PUBLISH',
-    `NAME:${name}`,
-    `X-WR-CALNAME:${name}`,
-  ];
+  const lines = [...preamble(site), `NAME:${name}`, `X-WR-CALNAME:${name}`];
   if (description) lines.push(`DESCRIPTION:${description}`, `X-WR-CALDESC:${description}`);
   lines.push(
     // Every time is UTC; the zone only tells apps which zone the calendar "lives" in for display.
@@ -82,11 +79,7 @@ function veventText(event: FeedEvent, site: SiteContext): string {
 /** One event's .ics (paths.eventIcs) for "add to calendar" buttons: a VCALENDAR with METHOD:PUBLISH and one VEVENT. */
 export function renderEventIcs(_cal: Calendar, event: FeedEvent, site: SiteContext): string {
   const lines = [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    `PRODID:-//calfeed//calfeed ${escapeText(stripControl(site.version))}//EN`,
-    'CALSCALE:GREGORIAN',
-    'METHOD:PUBLISH',
+    ...preamble(site),
     // No X-WR-CALNAME here: with it, Outlook and Apple Calendar offer to create a new calendar
     // for a single event instead of adding the event to one the user already has.
   ];
