@@ -23,7 +23,8 @@ function failure(relPath: string, problem: string): CalfeedError {
 export interface VerifyOptions {
   /**
    * What staging recorded per file. Files it kept unchanged (hard links to the published copy,
-   * compared byte for byte when staged and checked when they were first published) are checked
+   * matched by SHA-256 and size against the published manifest when staged, and checked when they
+   * were first published) are checked
    * by size only, so an unchanged rebuild does not re-read the whole site.
    */
   staged?: ReadonlyMap<string, { bytes: number; sha256: string; changed: boolean }>;
