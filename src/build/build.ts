@@ -24,11 +24,12 @@ import {
   type Staging,
 } from '../publish/index.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
-import { applyHistory } from '../state/history.js';
+import { HistoryTracker } from '../state/history.js';
 import { loadHistory, saveHistory } from '../state/store.js';
 import { paths } from '../paths.js';
 import { VERSION } from '../version.js';
 import { Collector } from './collect.js';
+import { EventFiles } from './event-files.js';
 import { httpOptions, withPortalSource, type PortalSource } from './source.js';
 import { formatProgress } from './progress.js';
 import { renderSite } from './render-site.js';
@@ -89,7 +90,21 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     staging = await createStaging(outDir);
 
     const normalize: NormalizeOptions = { timeZone, locales: config.locales, fields: config.fields, maxFieldLength: config.maxFieldLength };
-    const collector = new Collector(staging, normalize, log);
+    const site: SiteContext = {
+      siteUrl: config.siteUrl,
+      title: config.title,
+      locale: config.locales[0]!,
+      timeZone,
+      now,
+      feedLimit: config.feedLimit,
+      icalPastDays: config.icalPastDays,
+      refreshMinutes: config.refreshMinutes,
+      version: VERSION,
+    };
+    const html = await loadHtmlRenderer(config.templates);
+    const tracker = new HistoryTracker(history.state, now, config.keepRemovedDays * DAY_MS);
+    const eventFiles = new EventFiles(staging, html, site, tracker);
+    const collector = new Collector(staging, normalize, log, tracker, eventFiles);
     const report: CrawlReport = await crawl(
       client,
       cache,
@@ -111,34 +126,23 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     checkUnreadable(collector, config.maxFailedDetails);
 
     const events = collector.events();
-    const all = [...events.values()].flat();
-    const joined = applyHistory(all, history.state, now, config.keepRemovedDays * DAY_MS);
-    const feedEvents = new Map<string, typeof joined.events>();
-    for (const e of joined.events) {
-      const list = feedEvents.get(e.calendarId);
-      if (list) list.push(e);
-      else feedEvents.set(e.calendarId, [e]);
-    }
-    const model: SiteModel = { calendars: collector.calendars, events: feedEvents };
-    const site: SiteContext = {
-      siteUrl: config.siteUrl,
-      title: config.title,
-      locale: config.locales[0]!,
-      timeZone,
-      now,
-      feedLimit: config.feedLimit,
-      icalPastDays: config.icalPastDays,
-      refreshMinutes: config.refreshMinutes,
-      version: VERSION,
-    };
-    const html = await loadHtmlRenderer(config.templates);
-    const counts = await renderSite(staging, { model, removed: joined.removed, site, html });
+    const total = [...events.values()].reduce((n, list) => n + list.length, 0);
+    const { removed, state: historyState } = tracker.finish();
+    const model: SiteModel = { calendars: collector.calendars, events };
+    const counts = await renderSite(staging, {
+      model,
+      removed,
+      site,
+      html,
+      eventFiles,
+      renderedBefore: (calendarId, eventId) => tracker.renderedBefore(calendarId, eventId),
+    });
 
     const calendarsMeta = model.calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
     await staging.write(paths.headers(), renderHeaders());
     await staging.write(paths.manifest(), renderManifest(staging.files(), calendarsMeta, { generator: `calfeed ${VERSION}` }));
 
-    const shrink = shrinkReason(await readManifest(outDir), { calendars: model.calendars.length, events: all.length });
+    const shrink = shrinkReason(await readManifest(outDir), { calendars: model.calendars.length, events: total });
     if (shrink && !config.allowShrink) {
       throw new CalfeedError('SHRINK', `Refusing to publish ${config.out}: ${shrink}`);
     }
@@ -148,16 +152,17 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const published: PublishResult = await publish(staging, outDir);
     staging = undefined;
     await cache.save(config.cacheDir);
-    await saveHistory(config.cacheDir, joined.state);
+    await saveHistory(config.cacheDir, historyState);
     return toSummary({
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
       demo: source.demo,
       out: config.out,
       calendars: model.calendars.length,
-      events: all.length,
+      events: total,
       report,
       http: client.stats,
-      history: joined.counts,
+      history: tracker.counts,
+      eventFiles: { rendered: eventFiles.rendered, kept: eventFiles.kept },
       files: published,
       warnings: log.warnings,
       durationMs: performance.now() - started,

@@ -1,20 +1,23 @@
 // The crawl sink: what the build does with each document as it arrives. Raw bytes go straight to
-// the staging folder as the JSON mirror (so no raw body is held longer than one callback), and the
-// parsed JSON is normalized into the model right away.
+// the staging folder as the JSON mirror (so no raw body is held longer than one callback), the
+// parsed JSON is normalized into the model right away, joined with its history, and the event's
+// own page and .ics are written then and there (EventFiles).
 
 import type { CrawlSink, DocSource, ListDoc } from '../crawl/index.js';
-import type { Calendar, CalendarEvent } from '../model.js';
+import type { Calendar, FeedEvent } from '../model.js';
 import { normalizeCalendars, normalizeEvent, rawId, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { Logger } from '../log.js';
+import type { HistoryTracker } from '../state/history.js';
+import type { EventFiles } from './event-files.js';
 
 interface CalendarState {
   calendar: Calendar;
   /** Raw list entries waiting for their details, by event id. */
   pending: Map<string, unknown>;
   segments: Map<string, string>;
-  events: CalendarEvent[];
+  events: FeedEvent[];
 }
 
 /** Collects the model while writing the mirror into staging. */
@@ -30,10 +33,12 @@ export class Collector implements CrawlSink {
     private readonly staging: Staging,
     private readonly normalize: NormalizeOptions,
     private readonly log: Logger,
+    private readonly history: HistoryTracker,
+    private readonly eventFiles: EventFiles,
   ) {}
 
-  /** Events of every calendar, in the order the portal listed them. */
-  events(): Map<string, CalendarEvent[]> {
+  /** Events of every calendar with their history, in the order their details arrived. */
+  events(): Map<string, FeedEvent[]> {
     return new Map([...this.byId].map(([id, state]) => [id, state.events]));
   }
 
@@ -74,24 +79,29 @@ export class Collector implements CrawlSink {
     } catch (error) {
       this.log.warn(`Calendar "${calendarId}", event "${eventId}": details are not an object (${(error as Error).message}); using the list entry.`);
     }
-    this.add(state, eventId, slug, details);
+    await this.add(state, eventId, slug, details);
   }
 
-  onDetailsFailed(calendarId: string, eventId: string, error: Error): void {
+  async onDetailsFailed(calendarId: string, eventId: string, error: Error): Promise<void> {
     const state = this.state(calendarId);
     this.detailsMissing++;
     this.log.warn(`Calendar "${calendarId}", event "${eventId}": details failed, publishing it from its list entry. ${error.message}`);
-    this.add(state, eventId, this.slug(state, eventId), undefined);
+    await this.add(state, eventId, this.slug(state, eventId), undefined);
   }
 
-  private add(state: CalendarState, eventId: string, slug: string, details: unknown): void {
+  private async add(state: CalendarState, eventId: string, slug: string, details: unknown): Promise<void> {
     const entry = state.pending.get(eventId);
     state.pending.delete(eventId);
     const { event, warnings } = normalizeEvent(entry ?? {}, details, state.calendar, slug, this.normalize);
     this.report(warnings);
     this.listed++;
-    if (event) state.events.push(event);
-    else this.unreadable.push(warnings[warnings.length - 1]?.message ?? `event "${eventId}" of calendar "${state.calendar.id}" could not be read`);
+    if (!event) {
+      this.unreadable.push(warnings[warnings.length - 1]?.message ?? `event "${eventId}" of calendar "${state.calendar.id}" could not be read`);
+      return;
+    }
+    const { event: withHistory, rendered } = this.history.observe(event);
+    state.events.push(withHistory);
+    await this.eventFiles.write(state.calendar, withHistory, rendered);
   }
 
   private slug(state: CalendarState, eventId: string): string {

@@ -5,7 +5,8 @@ import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../model.js';
 import { paths, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { HtmlRenderer } from '../render/html/index.js';
-import { renderEventIcs, renderIcs } from '../render/ical/index.js';
+import { renderIcs } from '../render/ical/index.js';
+import type { EventFiles } from './event-files.js';
 import { renderSyndication } from '../render/syndication/index.js';
 
 const byStart = (a: FeedEvent, b: FeedEvent): number => startOf(a) - startOf(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -20,9 +21,13 @@ export interface RenderInput {
   removed: FeedEvent[];
   site: SiteContext;
   html: HtmlRenderer;
+  /** Writes event pages and .ics; live events went through it during the crawl already. */
+  eventFiles: EventFiles;
+  /** The fingerprint a removed event's files were last published with. */
+  renderedBefore: (calendarId: string, eventId: string) => string | undefined;
 }
 
-/** Render all pages, feeds and assets into staging; returns event counts per calendar. */
+/** Render calendar pages, feeds, the index and assets into staging; returns event counts per calendar. */
 export async function renderSite(staging: Staging, input: RenderInput): Promise<Map<string, number>> {
   const { model, removed, site, html } = input;
   const counts = new Map<string, number>();
@@ -35,6 +40,9 @@ export async function renderSite(staging: Staging, input: RenderInput): Promise<
     counts.set(cal.id, events.length);
     all.push(...events);
     await renderCalendar(staging, cal, model.calendars, events, gone, site, html);
+    // Removed events keep their page and .ics (both cancelled) while they stay in calendar.ics:
+    // RSS items and "add to calendar" files that link to them must not hit a 404.
+    for (const event of gone) await input.eventFiles.write(cal, event, input.renderedBefore(event.calendarId, event.id));
   }
 
   all.sort(byStart);
@@ -68,12 +76,6 @@ async function renderCalendar(
   await staging.write(paths.calendar(cal.slug, 'index.html'), pages.index);
   await staging.write(paths.calendar(cal.slug, 'past.html'), pages.past);
   await staging.write(paths.calendar(cal.slug, 'widget.html'), pages.widget);
-  // Removed events keep their page and .ics (both cancelled) while they stay in calendar.ics:
-  // RSS items and "add to calendar" files that link to them must not hit a 404.
-  for (const event of [...events, ...removed]) {
-    await staging.write(paths.eventPage(cal.slug, event.slug), html.event(cal, event, site));
-    await staging.write(paths.eventIcs(cal.slug, event.slug), renderEventIcs(cal, event, site));
-  }
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

@@ -14,6 +14,8 @@ export interface BuildSummary {
   details: { fetched: number; notModified: number; reused: number; failed: number };
   requests: { total: number; retries: number; notModified: number; bytes: number };
   changes: { newEvents: number; changedEvents: number; removedEvents: number };
+  /** Event pages and .ics files rendered anew, or kept because nothing they show changed. */
+  eventFiles: { rendered: number; kept: number };
   files: PublishResult;
   warnings: string[];
   durationMs: number;
@@ -28,6 +30,7 @@ export interface SummaryInput {
   report: CrawlReport;
   http: { requests: number; retries: number; notModified: number; bytes: number };
   history: { new: number; changed: number; removed: number };
+  eventFiles: { rendered: number; kept: number };
   files: PublishResult;
   warnings: string[];
   durationMs: number;
@@ -50,6 +53,7 @@ export function toSummary(input: SummaryInput): BuildSummary {
     },
     requests: { total: input.http.requests, retries: input.http.retries, notModified: input.http.notModified, bytes: input.http.bytes },
     changes: { newEvents: input.history.new, changedEvents: input.history.changed, removedEvents: input.history.removed },
+    eventFiles: { ...input.eventFiles },
     files: input.files,
     warnings: [...input.warnings],
     durationMs: Math.round(input.durationMs),
@@ -63,6 +67,7 @@ export function formatSummary(s: BuildSummary): string {
     `  calendars ${s.calendars}, events ${s.events} (new ${s.changes.newEvents}, changed ${s.changes.changedEvents}, removed ${s.changes.removedEvents})`,
     `  details fetched ${s.details.fetched}, not modified ${s.details.notModified}, reused ${s.details.reused}, failed ${s.details.failed}`,
     `  requests ${s.requests.total} (retries ${s.requests.retries}, 304s ${s.requests.notModified})`,
+    `  event pages rendered ${s.eventFiles.rendered}, kept ${s.eventFiles.kept}`,
     `  files written ${s.files.written}, unchanged ${s.files.unchanged}, removed ${s.files.removed}, total ${s.files.files}`,
     `  warnings ${s.warnings.length}`,
   ].join('\n');

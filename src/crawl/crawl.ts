@@ -35,7 +35,7 @@ export interface CrawlSink {
   /** Called before any of that calendar's details; segments: raw event id -> safe segment. */
   onEvents(calendarId: string, doc: ListDoc, segments: Map<string, string>): Promise<void>;
   onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void>;
-  onDetailsFailed(calendarId: string, eventId: string, error: Error): void;
+  onDetailsFailed(calendarId: string, eventId: string, error: Error): void | Promise<void>;
   onProgress?(p: CrawlProgress): void;
   /** Something odd but survivable (a paging loop); also listed in the report. */
   onWarning?(message: string): void;
@@ -161,7 +161,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
             if (isFatal(error)) throw error;
             const failure = error as CalfeedError;
             report.detailsFailed.push({ calendarId: calendar.id, eventId, message: failure.message });
-            sink.onDetailsFailed(calendar.id, eventId, failure);
+            await sink.onDetailsFailed(calendar.id, eventId, failure);
             progress.detailsDone++;
             tick();
             return;

@@ -34,6 +34,8 @@ export interface Staging {
   files(): ReadonlyMap<string, StagedFile>;
   /** Bytes of a staged file, else of the published one; undefined if neither exists. */
   readPublished(relPath: string): Promise<Buffer | undefined>;
+  /** Whether --out's manifest lists this file and it is still there, so keep() will succeed without reading it. */
+  isPublished(relPath: string): Promise<boolean>;
 }
 
 export interface StagingOptions {
@@ -202,6 +204,13 @@ class DirStaging implements Staging {
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;
       throw error;
     }
+  }
+
+  async isPublished(relPath: string): Promise<boolean> {
+    const index = await this.publishedIndex();
+    if (index === 'unknown') return false;
+    const listed = index.get(relPath);
+    return listed !== undefined && listedSame(listed, path.join(this.outDir, relPath), listed.bytes, listed.sha256);
   }
 
   // What --out holds, from its manifest.json, read once: comparing a new file's hash with the

@@ -23,6 +23,8 @@ interface EventRecord {
   title: string;
   when: EventWhen;
   removedAt?: number;
+  /** Fingerprint of everything the event's page and .ics were last rendered from (see build/render-site). */
+  rendered?: string;
 }
 
 export interface HistoryState {
@@ -51,56 +53,92 @@ export interface HistoryResult {
   counts: { new: number; changed: number; removed: number };
 }
 
-/** Join this build's events with the previous history. */
-export function applyHistory(current: CalendarEvent[], previous: HistoryState, now: number, keepRemovedMs: number): HistoryResult {
-  const next: HistoryState = emptyHistory();
-  const events: FeedEvent[] = [];
-  const counts = { new: 0, changed: 0, removed: 0 };
-  for (const event of current) {
+/**
+ * Joins this build's events with the previous history one event at a time, as they arrive from the
+ * crawl, so each event's files can be rendered at once; finish() then works out what vanished.
+ */
+export class HistoryTracker {
+  private readonly next: HistoryState = emptyHistory();
+  readonly counts = { new: 0, changed: 0, removed: 0 };
+
+  constructor(
+    private readonly previous: HistoryState,
+    private readonly now: number,
+    private readonly keepRemovedMs: number,
+  ) {}
+
+  /** The event with its history; the render fingerprint it was last published with, if any. */
+  observe(event: CalendarEvent): { event: FeedEvent; rendered?: string } {
     const key = keyOf(event.calendarId, event.id);
-    const before = previous.events[key];
+    const before = this.previous.events[key];
     const hash = contentHash(event);
     let record: EventRecord;
     if (!before) {
-      counts.new++;
-      record = { firstSeen: now, changedAt: now, sequence: 0, hash, ...snapshot(event) };
+      this.counts.new++;
+      record = { firstSeen: this.now, changedAt: this.now, sequence: 0, hash, ...snapshot(event) };
     } else if (before.hash !== hash || before.removedAt !== undefined) {
-      counts.changed++;
-      record = { firstSeen: before.firstSeen, changedAt: now, sequence: before.sequence + 1, hash, ...snapshot(event) };
+      this.counts.changed++;
+      record = { firstSeen: before.firstSeen, changedAt: this.now, sequence: before.sequence + 1, hash, ...snapshot(event) };
     } else {
       record = { ...before, ...snapshot(event) };
+      delete record.rendered;
     }
-    next.events[key] = record;
-    events.push({ ...event, firstSeen: record.firstSeen, changedAt: record.changedAt, sequence: record.sequence });
+    this.next.events[key] = record;
+    return {
+      event: { ...event, firstSeen: record.firstSeen, changedAt: record.changedAt, sequence: record.sequence },
+      rendered: before?.rendered,
+    };
   }
 
-  const removed: FeedEvent[] = [];
-  for (const [key, before] of Object.entries(previous.events)) {
-    if (next.events[key]) continue;
-    const removedAt = before.removedAt ?? now;
-    if (now - removedAt > keepRemovedMs) continue;
-    const record: EventRecord =
-      before.removedAt === undefined ? { ...before, removedAt, changedAt: now, sequence: before.sequence + 1 } : before;
-    if (before.removedAt === undefined) counts.removed++;
-    next.events[key] = record;
-    const [calendarId, id] = JSON.parse(key) as [string, string];
-    removed.push({
-      calendarId,
-      calendarSlug: record.calendarSlug,
-      id,
-      slug: record.slug,
-      title: record.title,
-      when: record.when,
-      status: 'cancelled',
-      categories: [],
-      firstSeen: record.firstSeen,
-      changedAt: record.changedAt,
-      sequence: record.sequence,
-      removedAt,
-    });
+  /** Remember what an event's (or a removed event's) files were rendered from. */
+  markRendered(calendarId: string, eventId: string, fingerprint: string): void {
+    const record = this.next.events[keyOf(calendarId, eventId)];
+    if (record) record.rendered = fingerprint;
   }
-  removed.sort((a, b) => (a.calendarId + '\0' + a.id < b.calendarId + '\0' + b.id ? -1 : 1));
-  return { events, removed, state: next, counts };
+
+  /** The render fingerprint a removed event was last published with. */
+  renderedBefore(calendarId: string, eventId: string): string | undefined {
+    return this.previous.events[keyOf(calendarId, eventId)]?.rendered;
+  }
+
+  /** Events gone from the API (kept as cancellations within keepRemovedMs) and the new state. */
+  finish(): { removed: FeedEvent[]; state: HistoryState } {
+    const removed: FeedEvent[] = [];
+    for (const [key, before] of Object.entries(this.previous.events)) {
+      if (this.next.events[key]) continue;
+      const removedAt = before.removedAt ?? this.now;
+      if (this.now - removedAt > this.keepRemovedMs) continue;
+      const record: EventRecord =
+        before.removedAt === undefined ? { ...before, removedAt, changedAt: this.now, sequence: before.sequence + 1 } : { ...before };
+      if (before.removedAt === undefined) this.counts.removed++;
+      this.next.events[key] = record;
+      const [calendarId, id] = JSON.parse(key) as [string, string];
+      removed.push({
+        calendarId,
+        calendarSlug: record.calendarSlug,
+        id,
+        slug: record.slug,
+        title: record.title,
+        when: record.when,
+        status: 'cancelled',
+        categories: [],
+        firstSeen: record.firstSeen,
+        changedAt: record.changedAt,
+        sequence: record.sequence,
+        removedAt,
+      });
+    }
+    removed.sort((a, b) => (a.calendarId + '\0' + a.id < b.calendarId + '\0' + b.id ? -1 : 1));
+    return { removed, state: this.next };
+  }
+}
+
+/** Join this build's events with the previous history (all at once; see HistoryTracker). */
+export function applyHistory(current: CalendarEvent[], previous: HistoryState, now: number, keepRemovedMs: number): HistoryResult {
+  const tracker = new HistoryTracker(previous, now, keepRemovedMs);
+  const events = current.map((e) => tracker.observe(e).event);
+  const { removed, state } = tracker.finish();
+  return { events, removed, state, counts: tracker.counts };
 }
 
 function snapshot(e: CalendarEvent): Pick<EventRecord, 'calendarSlug' | 'slug' | 'title' | 'when'> {

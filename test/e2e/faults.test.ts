@@ -162,7 +162,9 @@ describe('interruptions and concurrency', () => {
         expect(b.code).toBe(1);
         expect(b.stderr).toMatch(/Another calfeed build is writing/);
       },
-      { latencyMs: 30 },
+      // Slow enough that the first build (about 59 details / 8 at a time) is surely still running
+      // when the second starts.
+      { latencyMs: 200 },
     );
   });
 });

@@ -54,7 +54,21 @@ describe('incremental rebuilds', () => {
     expect(summary.files.written).toBe(0);
     expect(summary.files.removed).toBe(0);
     expect(summary.files.unchanged).toBe(before.size);
+    expect(summary.eventFiles).toEqual({ rendered: 0, kept: summary.events });
     expect(await snapshotTree(out)).toEqual(before);
+  });
+
+  it('renders every event page again when a template changes, and only then', async () => {
+    const templates = join(work, 'templates', 'partials');
+    await import('node:fs/promises').then((fs) => fs.mkdir(templates, { recursive: true }));
+    const builtin = await readFile(new URL('../../templates/partials/event-item.hbs', import.meta.url), 'utf8');
+    await writeFile(join(templates, 'event-item.hbs'), builtin + '\n');
+    const changed = await build(['--templates', join(work, 'templates')]);
+    expect(changed.summary.eventFiles).toEqual({ rendered: changed.summary.events, kept: 0 });
+    const again = await build(['--templates', join(work, 'templates')]);
+    expect(again.summary.eventFiles).toEqual({ rendered: 0, kept: again.summary.events });
+    const back = await build();
+    expect(back.summary.eventFiles.kept).toBe(0);
   });
 
   it('a changed event rewrites exactly the files that depend on it', async () => {
@@ -83,6 +97,7 @@ describe('incremental rebuilds', () => {
     const eventFiles = changed.filter((p) => p.startsWith(`calendars/${calSlug}/events/`) || p.startsWith(`event-calendar/${calSlug}/event/`));
     expect(new Set(eventFiles.map((p) => p.replace(/\.(html|ics)$/, '').replace(/\/details$/, '').split('/').pop())).size).toBe(1);
     expect(summary.details.fetched).toBe(1);
+    expect(summary.eventFiles).toEqual({ rendered: 1, kept: summary.events - 1 });
     expect(summary.files.written).toBe(changed.length);
     expect(summary.changes.changedEvents).toBe(1);
     // Files that did not change kept their modification time.

@@ -17,6 +17,8 @@ export interface HtmlRenderer {
   event(cal: Calendar, event: FeedEvent, site: SiteContext): string;
   /** Static assets written at the site root, keyed by output path: style.css, widget.js, page.js. */
   assets(): Record<string, string>;
+  /** Changes whenever a template or asset in effect changes (built-in or --templates). */
+  readonly fingerprint: string;
 }
 
 /** The site-root assets the pages and the widget snippet refer to. */
@@ -47,5 +49,6 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     },
     event: (cal, event, site) => templates.render('event', eventView(cal, event, site)),
     assets: () => ({ ...assets }),
+    fingerprint: templates.fingerprint,
   };
 }

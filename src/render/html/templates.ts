@@ -2,6 +2,7 @@
 // does so once, before any page is rendered. Built-in files come from the package's templates/
 // folder; a user folder (--templates) overlays files of the same relative name.
 
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,8 @@ export interface TemplateSet {
   render(name: PageName, view: object): string;
   /** Static assets (style.css, widget.js, ...), by file name. */
   assets: Record<string, string>;
+  /** Hash of every template and asset source in effect, so a changed template re-renders pages. */
+  fingerprint: string;
 }
 
 interface Source {
@@ -104,8 +107,11 @@ export async function loadTemplates(userDir?: string, builtinDir: string = BUILT
     if (!pages.has(name)) throw new CalfeedError('BUILD', `Template pages/${name}.hbs is missing from ${builtinDir}; reinstall calfeed.`);
   }
 
+  const hash = createHash('sha256');
+  for (const [rel, src] of [...sources].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${rel}\0${src.text}\0`);
   return {
     assets,
+    fingerprint: hash.digest('base64url'),
     render(name, view) {
       const page = pages.get(name)!;
       try {

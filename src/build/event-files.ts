@@ -1,0 +1,51 @@
+// One event's own files: its HTML page and its "add to calendar" .ics. They are written while the
+// crawl is still running, as each event's details arrive, so rendering overlaps the wait for the
+// portal instead of adding to it. An event whose inputs have not changed since the last published
+// build is not rendered again: its files are kept as they are, bytes and mtime included.
+
+import { createHash } from 'node:crypto';
+import type { Calendar, FeedEvent, SiteContext } from '../model.js';
+import { paths } from '../paths.js';
+import type { Staging } from '../publish/index.js';
+import type { HtmlRenderer } from '../render/html/index.js';
+import { renderEventIcs } from '../render/ical/index.js';
+import type { HistoryTracker } from '../state/history.js';
+
+/** Writes event pages and .ics files, skipping those whose fingerprint matches the published ones. */
+export class EventFiles {
+  rendered = 0;
+  kept = 0;
+  private readonly siteKey: string;
+
+  constructor(
+    private readonly staging: Staging,
+    private readonly html: HtmlRenderer,
+    private readonly site: SiteContext,
+    private readonly history: HistoryTracker,
+  ) {
+    // Everything of the site an event page or .ics depends on. Not "now": neither file shows it.
+    const { siteUrl, title, locale, timeZone, version } = site;
+    this.siteKey = JSON.stringify([siteUrl, title, locale, timeZone, version, html.fingerprint]);
+  }
+
+  /** Write (or keep) the page and .ics of one event; `renderedBefore` is its last published fingerprint. */
+  async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined): Promise<void> {
+    const page = paths.eventPage(cal.slug, event.slug);
+    const ics = paths.eventIcs(cal.slug, event.slug);
+    const fingerprint = this.fingerprint(cal, event);
+    if (fingerprint === renderedBefore && (await this.staging.isPublished(page)) && (await this.staging.isPublished(ics))) {
+      await this.staging.keep(page);
+      await this.staging.keep(ics);
+      this.kept++;
+    } else {
+      await this.staging.write(page, this.html.event(cal, event, this.site));
+      await this.staging.write(ics, renderEventIcs(cal, event, this.site));
+      this.rendered++;
+    }
+    this.history.markRendered(event.calendarId, event.id, fingerprint);
+  }
+
+  private fingerprint(cal: Calendar, event: FeedEvent): string {
+    return createHash('sha256').update(this.siteKey).update(JSON.stringify(cal)).update(JSON.stringify(event)).digest('base64url').slice(0, 27);
+  }
+}
