@@ -2,15 +2,23 @@
 // and HTML -> plain text for formats that cannot carry markup (iCalendar DESCRIPTION, summaries).
 
 import { Parser } from 'htmlparser2';
+import { StringMemo } from './memo.js';
 
 // C0 controls except TAB, LF, CR; DEL and C1 controls; U+FFFE/U+FFFF (not XML characters). Lone
 // surrogates are matched separately because a regex with the `u` flag cannot see them.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/g;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+const HAS_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/;
+// String.prototype.isWellFormed (Node 20+, not in the ES2023 lib typings): true when the string
+// has no lone surrogate, a native scan far cheaper than the look-behind regex.
+const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
 /** Remove characters illegal in XML 1.0 and C0/C1 controls except tab, LF, CR (and lone surrogates). */
 export function stripControl(text: string): string {
-  return text.replace(CONTROL, '').replace(LONE_SURROGATE, '');
+  // Every page, feed and text value passes through here, almost always clean: test before copying.
+  const kept = HAS_CONTROL.test(text) ? text.replace(CONTROL, '') : text;
+  return isWellFormed(kept) ? kept : kept.replace(LONE_SURROGATE, '');
 }
 
 /** "A, B, C" for a combined feed's description; past `max` calendars, "A, B and 290 more". */
@@ -65,8 +73,16 @@ function linkText(text: string, href: string | undefined): string {
   return `${label} (${href})`;
 }
 
+// One description is converted for its page summary, its JSON-LD, its .ics and the calendar's .ics:
+// the answers are remembered (bounded: a few thousand descriptions, at most 4M characters).
+const textMemo = new StringMemo(4096, 4_000_000);
+
 /** HTML -> plain text for iCalendar and summaries: block elements become line breaks, lists become "- " lines, links kept as "text (url)" (just the url when the text equals it), entities decoded, whitespace collapsed, control characters removed. */
 export function htmlToText(html: string): string {
+  return textMemo.get(html, convertHtmlToText);
+}
+
+function convertHtmlToText(html: string): string {
   const input = stripControl(html);
   // Plain text keeps its own line breaks; only HTML collapses whitespace.
   const plain = !looksLikeHtml(input);
@@ -75,9 +91,14 @@ export function htmlToText(html: string): string {
   let preDepth = 0;
   const links: { href: string | undefined; start: number }[] = [];
 
+  // Called at every block boundary: looks only at the end of `out` (a regex anchored with $ would
+  // scan all of it each time, quadratic in the length of a long description).
   const breakLines = (n: number): void => {
-    const trimmed = out.replace(/[ \t]+$/, '');
-    const have = /\n*$/.exec(trimmed)?.[0].length ?? 0;
+    let end = out.length;
+    while (end > 0 && (out.charCodeAt(end - 1) === 0x20 || out.charCodeAt(end - 1) === 0x09)) end--;
+    const trimmed = end === out.length ? out : out.slice(0, end);
+    let have = 0;
+    while (have < end && trimmed.charCodeAt(end - 1 - have) === 0x0a) have++;
     out = trimmed + (trimmed ? '\n'.repeat(Math.max(0, n - have)) : '');
   };
 
@@ -102,7 +123,8 @@ export function htmlToText(html: string): string {
           return;
         }
         const collapsed = text.replace(/\s+/g, ' ');
-        out += out === '' || /[ \n]$/.test(out) ? collapsed.replace(/^ /, '') : collapsed;
+        const last = out.charCodeAt(out.length - 1);
+        out += out === '' || last === 0x20 || last === 0x0a ? collapsed.replace(/^ /, '') : collapsed;
       },
       onclosetag(name) {
         if (SKIP.has(name)) {

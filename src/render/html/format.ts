@@ -4,6 +4,8 @@
 
 import { DateTime, IANAZone } from 'luxon';
 import type { EventWhen, FeedEvent } from '../../model.js';
+import { StringMemo } from '../memo.js';
+import { isUniversalZone, wallMs } from '../zone.js';
 
 // Checking a zone or locale builds an Intl object (tens of microseconds); a site has few of each
 // and asks once per event, so the answers are remembered.
@@ -46,30 +48,65 @@ export function safeLocale(locale: string | undefined): string {
 }
 
 // Building an Intl.DateTimeFormat costs far more than using one, and a big site formats hundreds of
-// thousands of dates with a handful of distinct (locale, zone, style) triples.
-const formatters = new Map<string, Intl.DateTimeFormat>();
+// thousands of dates with a handful of distinct (locale, zone, style) triples. Styles are the
+// constant option objects below, so the cache is keyed by their identity, then locale and zone.
+const formatters = new WeakMap<Intl.DateTimeFormatOptions, Map<string, Intl.DateTimeFormat>>();
 function formatter(locale: string, timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  const key = `${locale}|${timeZone}|${JSON.stringify(options)}`;
-  let f = formatters.get(key);
+  let byPlace = formatters.get(options);
+  if (!byPlace) {
+    byPlace = new Map();
+    formatters.set(options, byPlace);
+  }
+  const key = `${locale}|${timeZone}`;
+  let f = byPlace.get(key);
   if (!f) {
     f = new Intl.DateTimeFormat(locale, { ...options, timeZone });
-    formatters.set(key, f);
+    byPlace.set(key, f);
   }
   return f;
 }
 
+const DAY_KEY: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit', calendar: 'iso8601', numberingSystem: 'latn' };
+const DAY_FULL: Intl.DateTimeFormatOptions = { dateStyle: 'full' };
+const DATE_LONG: Intl.DateTimeFormatOptions = { dateStyle: 'long' };
+const TIME_SAME_DAY: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
+const TIME_MULTI_DAY: Intl.DateTimeFormatOptions = { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
+const LONG_WHEN: Intl.DateTimeFormatOptions = { dateStyle: 'full', timeStyle: 'short' };
+
+// formatRange costs ten times what format does (ICU builds an interval pattern each call), and
+// events repeat the same times of day and the same days: labels are remembered per input.
+const labels = new StringMemo(20_000, 2_000_000);
 const DAY_MS = 86_400_000;
+
+// All-day events share few distinct dates, and each is converted for the list, the page and the
+// JSON-LD: midnights are remembered per (date, zone) (bounded; dates come from portal data).
+const dayStarts = new Map<string, number>();
+const dayEnds = new Map<string, number>();
+function remember(cache: Map<string, number>, key: string, compute: () => number): number {
+  let ms = cache.get(key);
+  if (ms === undefined) {
+    ms = compute();
+    if (cache.size >= 50_000) cache.clear();
+    cache.set(key, ms);
+  }
+  return ms;
+}
 
 /** Epoch ms of midnight starting an ISO date in a zone. */
 function dayStart(isoDate: string, zone: string): number {
-  return DateTime.fromISO(isoDate, { zone }).startOf('day').toMillis();
+  return remember(dayStarts, `${isoDate} ${zone}`, () => DateTime.fromISO(isoDate, { zone }).startOf('day').toMillis());
+}
+
+/** Epoch ms of midnight ending an ISO date in a zone (NaN when the date does not parse). */
+function dayEnd(isoDate: string, zone: string): number {
+  return remember(dayEnds, `${isoDate} ${zone}`, () => DateTime.fromISO(isoDate, { zone }).startOf('day').plus({ days: 1 }).toMillis());
 }
 
 /** The instant range an event occupies; an all-day event runs to midnight after its last day. */
 export function eventSpan(when: EventWhen, zone: string): { start: number; end: number } {
   if (when.kind === 'timed') return { start: when.start, end: when.end ?? when.start };
   const start = dayStart(when.startDate, zone);
-  const end = DateTime.fromISO(when.endDate, { zone }).startOf('day').plus({ days: 1 }).toMillis();
+  const end = dayEnd(when.endDate, zone);
   return { start, end: Number.isFinite(end) ? end : start + DAY_MS };
 }
 
@@ -92,8 +129,10 @@ export function splitByNow(events: FeedEvent[], zone: string, now: number): { up
 
 /** `YYYY-MM-DD` of an instant in a zone. */
 export function dayKeyOf(ms: number, zone: string): string {
-  // A cached Intl formatter is several times faster than a luxon DateTime per call.
-  const parts = formatter('en-US', zone, { year: 'numeric', month: '2-digit', day: '2-digit', calendar: 'iso8601', numberingSystem: 'latn' }).formatToParts(ms);
+  // The wall date from the zone's (remembered) offset; Intl for years outside 1900-9999.
+  const local = wallMs(zone, ms);
+  if (local) return new Date(local.wall).toISOString().slice(0, 10);
+  const parts = formatter('en-US', zone, DAY_KEY).formatToParts(ms);
   const part = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year').padStart(4, '0')}-${part('month')}-${part('day')}`;
 }
@@ -105,8 +144,10 @@ export function eventDayKey(when: EventWhen, zone: string): string {
 
 /** A day heading such as "Wednesday, March 25, 2026" for a `YYYY-MM-DD` key. */
 export function formatDay(dayKey: string, locale: string): string {
-  const ms = Date.parse(`${dayKey}T00:00:00Z`);
-  return formatter(locale, 'UTC', { dateStyle: 'full' }).format(Number.isFinite(ms) ? ms : 0);
+  return labels.get(`day|${locale}|${dayKey}`, () => {
+    const ms = Date.parse(`${dayKey}T00:00:00Z`);
+    return formatter(locale, 'UTC', DAY_FULL).format(Number.isFinite(ms) ? ms : 0);
+  });
 }
 
 /** Short time label for a list: "5:00 – 7:00 PM", "All day", or a range for multi-day events. */
@@ -116,32 +157,58 @@ export function formatListTime(when: EventWhen, zone: string, locale: string): s
     return formatDateRange(when.startDate, when.endDate, locale);
   }
   const end = when.end ?? when.start;
-  const sameDay = dayKeyOf(when.start, zone) === dayKeyOf(end, zone);
-  const options: Intl.DateTimeFormatOptions = sameDay
-    ? { hour: 'numeric', minute: '2-digit' }
-    : { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
-  const f = formatter(locale, zone, options);
-  return end > when.start ? f.formatRange(when.start, end) : f.format(when.start);
+  const start = when.start;
+  const sameDay = dayKeyOf(start, zone) === dayKeyOf(end, zone);
+  if (sameDay) {
+    // Hours and minutes only: the label depends on the two wall times alone, so it is made from
+    // them, placed on one UTC day, and shared by every event at those times in any zone.
+    const from = wallMs(zone, start);
+    const to = wallMs(zone, end);
+    // (Not when the end's wall time is before the start's: an hour repeated when clocks go back.)
+    if (from && to && to.wall >= from.wall) {
+      const a = ((from.wall % DAY_MS) + DAY_MS) % DAY_MS;
+      const b = a + (to.wall - from.wall);
+      return labels.get(`time|${locale}|${a}|${b}|${end > start}`, () => {
+        const f = formatter(locale, 'UTC', TIME_SAME_DAY);
+        return end > start ? f.formatRange(a, b) : f.format(a);
+      });
+    }
+  }
+  const f = formatter(locale, zone, sameDay ? TIME_SAME_DAY : TIME_MULTI_DAY);
+  return labels.get(`list|${locale}|${zone}|${sameDay}|${start}|${end}`, () => (end > start ? f.formatRange(start, end) : f.format(start)));
 }
 
 /** Full date-and-time label for an event page, in one zone. */
 export function formatLongWhen(when: EventWhen, zone: string, locale: string): string {
   if (when.kind === 'allDay') return formatDateRange(when.startDate, when.endDate, locale, 'full');
-  const f = formatter(locale, zone, { dateStyle: 'full', timeStyle: 'short' });
-  const end = when.end ?? when.start;
-  return end > when.start ? f.formatRange(when.start, end) : f.format(when.start);
+  const f = formatter(locale, zone, LONG_WHEN);
+  const start = when.start;
+  const end = when.end ?? start;
+  return labels.get(`long|${locale}|${zone}|${start}|${end}`, () => (end > start ? f.formatRange(start, end) : f.format(start)));
 }
 
 /** A range of whole days ("April 6 – 8, 2026"); dates are calendar days, so format them in UTC. */
 function formatDateRange(startDate: string, endDate: string, locale: string, style: 'long' | 'full' = 'long'): string {
   const start = Date.parse(`${startDate}T00:00:00Z`);
   const end = Date.parse(`${endDate}T00:00:00Z`);
-  const f = formatter(locale, 'UTC', { dateStyle: style });
+  const f = formatter(locale, 'UTC', style === 'full' ? DAY_FULL : DATE_LONG);
   if (!Number.isFinite(start)) return startDate;
-  return Number.isFinite(end) && end > start ? f.formatRange(start, end) : f.format(start);
+  return labels.get(`range|${locale}|${style}|${start}|${end}`, () => (Number.isFinite(end) && end > start ? f.formatRange(start, end) : f.format(start)));
 }
 
 /** ISO 8601 for `<time datetime>` and JSON-LD: dates stay dates, instants carry the zone's offset. */
 export function isoInZone(ms: number, zone: string): string {
+  // What luxon's toISO({ suppressMilliseconds: true }) writes, from the remembered offset.
+  const local = wallMs(zone, ms);
+  if (local) {
+    const text = new Date(local.wall).toISOString(); // YYYY-MM-DDTHH:mm:ss.sssZ for these years
+    const head = text.endsWith('.000Z') ? text.slice(0, 19) : text.slice(0, 23);
+    const { offset } = local;
+    if (offset === 0 && isUniversalZone(zone)) return `${head}Z`;
+    const abs = Math.abs(offset);
+    return `${head}${offset < 0 ? '-' : '+'}${pad2(Math.trunc(abs / 60))}:${pad2(abs % 60)}`;
+  }
   return DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
 }
+
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));

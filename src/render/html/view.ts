@@ -130,8 +130,19 @@ function summary(html: string | undefined): string | undefined {
   if (!html) return undefined;
   const text = htmlToText(html).replace(/\s+/g, ' ').trim();
   if (text === '') return undefined;
-  const chars = [...text]; // by code point, so an emoji is never cut in half
-  return chars.length > 200 ? chars.slice(0, 199).join('').trimEnd() + '…' : text;
+  // By code point, so an emoji is never cut in half; counted in place rather than by spreading the
+  // whole description into an array of characters on every page.
+  let i = 0;
+  let count = 0;
+  let cut = 0;
+  while (i < text.length && count <= 200) {
+    if (count === 199) cut = i;
+    const code = text.charCodeAt(i);
+    const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    i += pair ? 2 : 1;
+    count++;
+  }
+  return count > 200 ? text.slice(0, cut).trimEnd() + '…' : text;
 }
 
 /** View of index.html. */

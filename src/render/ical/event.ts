@@ -14,6 +14,8 @@ import { nextDay } from '../syndication/when.js';
  * A lone surrogate (not valid UTF-8) becomes %uXXXX, a form the byte encoding never produces.
  */
 function encodeIdPart(id: string): string {
+  // Most ids are plain already (numbers, slugs): nothing to encode.
+  if (UNRESERVED.test(id)) return id;
   let out = '';
   for (const ch of id) {
     const code = ch.codePointAt(0) ?? 0;
@@ -24,12 +26,21 @@ function encodeIdPart(id: string): string {
   return out;
 }
 
+const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
+
 /** The site's host name, lower case, for UIDs; a site URL that does not parse keeps its text. */
 function siteHost(site: SiteContext): string {
+  // One site URL per build, asked once per VEVENT: parsed once.
+  if (lastHost?.siteUrl !== site.siteUrl) lastHost = { siteUrl: site.siteUrl, host: parseHost(site.siteUrl) };
+  return lastHost.host;
+}
+let lastHost: { siteUrl: string; host: string } | undefined;
+
+function parseHost(siteUrl: string): string {
   try {
-    return new URL(site.siteUrl).host.toLowerCase();
+    return new URL(siteUrl).host.toLowerCase();
   } catch {
-    return encodeIdPart(site.siteUrl);
+    return encodeIdPart(siteUrl);
   }
 }
 

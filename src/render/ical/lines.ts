@@ -32,23 +32,35 @@ export function paramValue(text: string): string {
  * counts toward their 75, and a UTF-8 sequence is never split: we cut between code points only.
  */
 export function foldLine(line: string): string {
-  if (Buffer.byteLength(line, 'utf8') <= MAX_OCTETS) return line;
-  const parts: string[] = [];
-  let current = '';
+  // A UTF-16 code unit is at most 3 octets (a pair of them, 4): short lines need no counting.
+  if (line.length * 3 <= MAX_OCTETS) return line;
+  // One pass over code units, cutting by index: counting octets per character with
+  // Buffer.byteLength and building strings char by char cost more than the rest of the VEVENT.
+  let parts: string[] | undefined;
+  let start = 0;
   let octets = 0;
   let limit = MAX_OCTETS;
-  for (const ch of line) {
-    const size = Buffer.byteLength(ch, 'utf8');
+  for (let i = 0; i < line.length; ) {
+    const code = line.charCodeAt(i);
+    let units = 1;
+    let size: number;
+    if (code < 0x80) size = 1;
+    else if (code < 0x800) size = 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < line.length && (line.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      size = 4;
+      units = 2;
+    } else size = 3; // the rest of the BMP; a lone surrogate is written as U+FFFD, also 3 octets
     if (octets + size > limit) {
-      parts.push(current);
-      current = '';
+      (parts ??= []).push(line.slice(start, i));
+      start = i;
       octets = 0;
       limit = MAX_OCTETS - 1;
     }
-    current += ch;
     octets += size;
+    i += units;
   }
-  parts.push(current);
+  if (!parts) return line;
+  parts.push(line.slice(start));
   return parts.join(CRLF + ' ');
 }
 

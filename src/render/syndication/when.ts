@@ -4,6 +4,7 @@
 
 import { DateTime } from 'luxon';
 import type { Calendar, CalendarEvent, SiteContext } from '../../model.js';
+import { StringMemo } from '../memo.js';
 
 /** The IANA zone each event is shown in (its calendar's, else the site default), as a map lookup. */
 export function zoneLookup(calendars: Calendar[], site: SiteContext): (event: CalendarEvent) => string {
@@ -96,6 +97,10 @@ function isZone(zone: string): boolean {
   }
 }
 
+// The same event is labelled in its calendar's feeds and in the combined ones (formatRange costs
+// ten times what format does): labels are remembered per input.
+const labels = new StringMemo(20_000, 2_000_000);
+
 const DATE: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' };
 const TIME: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
 
@@ -106,18 +111,22 @@ function dateOnly(date: string): Date {
 
 /** The date (and start time) that leads an item title, e.g. "Wed, Mar 25, 2026, 5:00 PM"; all-day events show their date range. */
 export function formatWhenShort(event: CalendarEvent, locale: string, zone: string): string {
-  if (event.when.kind === 'allDay') {
-    const f = formatter(locale, { ...DATE, timeZone: 'UTC' });
-    return f.formatRange(dateOnly(event.when.startDate), dateOnly(event.when.endDate));
+  const when = event.when;
+  if (when.kind === 'allDay') {
+    return labels.get(`days|${locale}|${when.startDate}|${when.endDate}`, () =>
+      formatter(locale, { ...DATE, timeZone: 'UTC' }).formatRange(dateOnly(when.startDate), dateOnly(when.endDate)),
+    );
   }
-  return formatter(locale, { ...DATE, ...TIME, timeZone: zone }).format(new Date(event.when.start));
+  return labels.get(`short|${locale}|${zone}|${when.start}`, () => formatter(locale, { ...DATE, ...TIME, timeZone: zone }).format(new Date(when.start)));
 }
 
 /** The full time span for an item body, with the zone named, e.g. "Wed, Mar 25, 2026, 5:00 – 7:00 PM (Europe/Vilnius)". */
 export function formatWhenLong(event: CalendarEvent, locale: string, zone: string): string {
   if (event.when.kind === 'allDay') return formatWhenShort(event, locale, zone);
-  const f = formatter(locale, { ...DATE, ...TIME, timeZone: zone });
   const { start, end } = event.when;
-  const span = end !== undefined && end > start ? f.formatRange(new Date(start), new Date(end)) : f.format(new Date(start));
-  return `${span} (${zone})`;
+  return labels.get(`long|${locale}|${zone}|${start}|${end}`, () => {
+    const f = formatter(locale, { ...DATE, ...TIME, timeZone: zone });
+    const span = end !== undefined && end > start ? f.formatRange(new Date(start), new Date(end)) : f.format(new Date(start));
+    return `${span} (${zone})`;
+  });
 }
