@@ -5,8 +5,10 @@
 // corrupt cache costs a full crawl, never a wrong build.
 
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 
 const FILE = 'crawl.json';
 const VERSION = 1;
@@ -33,94 +35,345 @@ export interface EventEntry {
   checkedAt: number;
 }
 
-interface CacheFile {
-  version: number;
-  /** Which portal the entries are for (see load()). */
-  portal?: string;
-  docs: Record<string, DocEntry>;
-  events: Record<string, EventEntry>;
-}
-
 /** Build state for incremental crawls: read the previous run, record this one, save atomically. */
 export class CrawlCache {
   /** Why the cache was not used (missing, corrupt, other version); undefined when it was. */
   readonly loadNote: string | undefined;
-  private readonly before: CacheFile;
-  private readonly after: CacheFile;
+  private readonly portal: string | undefined;
+  private readonly before: Tables;
+  private readonly after = new Tables();
 
-  private constructor(before: CacheFile, portal: string | undefined, loadNote?: string) {
+  private constructor(before: Tables, portal: string | undefined, loadNote?: string) {
     this.before = before;
-    this.after = { version: VERSION, ...(portal === undefined ? {} : { portal }), docs: {}, events: {} };
+    this.portal = portal;
     this.loadNote = loadNote;
   }
 
   /** An empty cache (first run, or tests). */
   static empty(note?: string, portal?: string): CrawlCache {
-    return new CrawlCache({ version: VERSION, docs: {}, events: {} }, portal, note);
+    return new CrawlCache(new Tables(), portal, note);
   }
 
   /**
    * Loads `crawl.json` from the cache folder; anything unusable gives an empty cache and a note.
    * `portal` names the portal this build talks to (its base URL, or e.g. "embedded demo"): a cache
    * written for another portal is ignored, since ETags and skip decisions only hold for their portal.
+   * The file is read a line at a time when it has save()'s layout (one entry a line), so 100,000
+   * events are never one giant string and object tree; any other JSON is parsed whole.
    */
   static async load(dir: string, portal?: string): Promise<CrawlCache> {
     const file = join(dir, FILE);
-    let text: string;
+    let loaded: Loaded;
     try {
-      text = await readFile(file, 'utf8');
+      loaded = (await loadLines(file)) ?? loadWhole(await readFile(file, 'utf8'));
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
       return CrawlCache.empty(missing ? `no crawl cache at ${file} yet: full crawl` : `cannot read ${file} (${(error as Error).message}): full crawl`, portal);
     }
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch {
-      return CrawlCache.empty(`${file} is corrupt (not JSON): ignoring it, full crawl`, portal);
-    }
-    if (!isObject(data) || data['version'] !== VERSION || !isObject(data['docs']) || !isObject(data['events'])) {
+    if (loaded === 'corrupt') return CrawlCache.empty(`${file} is corrupt (not JSON): ignoring it, full crawl`, portal);
+    if (loaded === 'malformed') {
       return CrawlCache.empty(`${file} is from another calfeed version or malformed: ignoring it, full crawl`, portal);
     }
-    if (portal !== undefined && data['portal'] !== portal) {
-      return CrawlCache.empty(`${file} was written for another portal (${String(data['portal'] ?? 'unknown')}): ignoring it, full crawl`, portal);
+    if (portal !== undefined && loaded.portal !== portal) {
+      return CrawlCache.empty(`${file} was written for another portal (${String(loaded.portal ?? 'unknown')}): ignoring it, full crawl`, portal);
     }
-    return new CrawlCache({ version: VERSION, docs: validDocs(data['docs']), events: validEvents(data['events']) }, portal);
+    return new CrawlCache(loaded.tables, portal);
   }
 
   /** What the previous run recorded for a mirror path. */
   previousDoc(mirrorPath: string): DocEntry | undefined {
-    return own(this.before.docs, mirrorPath);
+    return this.before.doc(mirrorPath);
   }
 
   /** Records a mirror path for this run (only recorded entries are saved). */
   recordDoc(mirrorPath: string, entry: DocEntry): void {
-    this.after.docs[mirrorPath] = entry;
+    this.after.setDoc(mirrorPath, entry);
   }
 
   /** What the previous run recorded for an event. */
   previousEvent(calendarId: string, eventId: string): EventEntry | undefined {
-    return own(this.before.events, eventKey(calendarId, eventId));
+    return this.before.event(calendarId, eventId);
   }
 
   /** Records an event for this run. */
   recordEvent(calendarId: string, eventId: string, entry: EventEntry): void {
-    this.after.events[eventKey(calendarId, eventId)] = entry;
+    this.after.setEvent(calendarId, eventId, entry);
   }
 
-  /** Writes this run's entries (entries not recorded this run are dropped): temp file + rename. */
+  /**
+   * Writes this run's entries (entries not recorded this run are dropped): temp file + rename.
+   * Written in pieces, one entry a line, rather than as one JSON.stringify of everything.
+   */
   async save(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true });
     const file = join(dir, FILE);
     const temp = `${file}.${process.pid}.tmp`;
     try {
-      await writeFile(temp, JSON.stringify(this.after));
+      const handle = await open(temp, 'w');
+      try {
+        let chunk = '';
+        const put = async (text: string): Promise<void> => {
+          chunk += text;
+          if (chunk.length >= 1 << 20) {
+            await handle.write(chunk);
+            chunk = '';
+          }
+        };
+        const header: Record<string, unknown> = { version: VERSION };
+        if (this.portal !== undefined) header['portal'] = this.portal;
+        await put(`${JSON.stringify(header).slice(0, -1)},"docs":{`);
+        let first = true;
+        for (const [key, entry] of this.after.docs()) {
+          await put(`${first ? '' : ','}\n${JSON.stringify(key)}:${JSON.stringify(entry)}`);
+          first = false;
+        }
+        await put('\n},"events":{');
+        first = true;
+        for (const [calendarId, eventId, entry] of this.after.events()) {
+          await put(`${first ? '' : ','}\n${JSON.stringify(eventKey(calendarId, eventId))}:${JSON.stringify(entry)}`);
+          first = false;
+        }
+        await put('\n}}\n');
+        if (chunk) await handle.write(chunk);
+      } finally {
+        await handle.close();
+      }
       await rename(temp, file);
     } catch (error) {
       await rm(temp, { force: true });
       throw error;
     }
   }
+}
+
+// In memory, a doc or event costs one Map slot and a few typed-array bytes instead of a tree of
+// objects and hex strings (about 750 bytes an event before). Records whose hashes are not SHA-256
+// hex (tests, hand edits) or that have several pages are kept as given.
+const DIGEST = 32;
+const HEX = /^[0-9a-f]{64}$/;
+
+class Tables {
+  private readonly docIndex = new Map<string, number>();
+  private docHashes: Uint8Array = new Uint8Array(0);
+  // undefined: the page URL is the mirror path itself (the usual case, so it is not stored twice).
+  private readonly docUrls: Array<string | undefined> = [];
+  private readonly docEtags: Array<string | undefined> = [];
+  private readonly docModified: Array<string | undefined> = [];
+  private readonly docOdd = new Map<number, DocEntry>();
+  private readonly modifiedSeen = new Map<string, string>();
+
+  private readonly eventIndex = new Map<string, Map<string, number>>();
+  private eventHashes: Uint8Array = new Uint8Array(0);
+  private eventChecked = new Float64Array(0);
+  private readonly eventOdd = new Map<number, string>();
+  private eventCount = 0;
+
+  setDoc(key: string, entry: DocEntry): void {
+    let i = this.docIndex.get(key);
+    if (i === undefined) {
+      i = this.docUrls.length;
+      this.docIndex.set(key, i);
+      this.docUrls.push(undefined);
+      this.docEtags.push(undefined);
+      this.docModified.push(undefined);
+    }
+    this.docOdd.delete(i);
+    const page = entry.pages[0];
+    if (entry.pages.length !== 1 || page === undefined || page.sha256 !== entry.sha256 || !HEX.test(entry.sha256)) {
+      this.docOdd.set(i, entry);
+      return;
+    }
+    this.docHashes = ensure(this.docHashes, (i + 1) * DIGEST);
+    this.docHashes.set(Buffer.from(entry.sha256, 'hex'), i * DIGEST);
+    this.docUrls[i] = page.url === key ? undefined : page.url;
+    this.docEtags[i] = page.etag;
+    this.docModified[i] = page.lastModified === undefined ? undefined : this.internModified(page.lastModified);
+  }
+
+  doc(key: string): DocEntry | undefined {
+    const i = this.docIndex.get(key);
+    return i === undefined ? undefined : this.docAt(key, i);
+  }
+
+  *docs(): Generator<[string, DocEntry]> {
+    for (const [key, i] of this.docIndex) yield [key, this.docAt(key, i)];
+  }
+
+  setEvent(calendarId: string, eventId: string, entry: EventEntry): void {
+    let byEvent = this.eventIndex.get(calendarId);
+    if (byEvent === undefined) {
+      byEvent = new Map();
+      this.eventIndex.set(calendarId, byEvent);
+    }
+    let i = byEvent.get(eventId);
+    if (i === undefined) {
+      i = this.eventCount++;
+      byEvent.set(eventId, i);
+      this.eventHashes = ensure(this.eventHashes, this.eventCount * DIGEST);
+      if (this.eventChecked.length < this.eventCount) {
+        const grown = new Float64Array(Math.max(1024, this.eventCount * 2));
+        grown.set(this.eventChecked);
+        this.eventChecked = grown;
+      }
+    }
+    this.eventChecked[i] = entry.checkedAt;
+    this.eventOdd.delete(i);
+    if (HEX.test(entry.entry)) this.eventHashes.set(Buffer.from(entry.entry, 'hex'), i * DIGEST);
+    else this.eventOdd.set(i, entry.entry);
+  }
+
+  event(calendarId: string, eventId: string): EventEntry | undefined {
+    const i = this.eventIndex.get(calendarId)?.get(eventId);
+    return i === undefined ? undefined : this.eventAt(i);
+  }
+
+  *events(): Generator<[string, string, EventEntry]> {
+    for (const [calendarId, byEvent] of this.eventIndex) {
+      for (const [eventId, i] of byEvent) yield [calendarId, eventId, this.eventAt(i)];
+    }
+  }
+
+  private docAt(key: string, i: number): DocEntry {
+    const odd = this.docOdd.get(i);
+    if (odd !== undefined) return odd;
+    const sha256 = hexAt(this.docHashes, i);
+    // Keys in the order the crawler writes them, so a saved entry reads the same as before.
+    const page = { url: this.docUrls[i] ?? key } as PageEntry;
+    const etag = this.docEtags[i];
+    const lastModified = this.docModified[i];
+    if (etag !== undefined) page.etag = etag;
+    if (lastModified !== undefined) page.lastModified = lastModified;
+    page.sha256 = sha256;
+    return { sha256, pages: [page] };
+  }
+
+  private eventAt(i: number): EventEntry {
+    return { entry: this.eventOdd.get(i) ?? hexAt(this.eventHashes, i), checkedAt: this.eventChecked[i]! };
+  }
+
+  // Last-Modified values repeat across a portal's documents: keep one string per value (bounded).
+  private internModified(value: string): string {
+    const known = this.modifiedSeen.get(value);
+    if (known !== undefined) return known;
+    if (this.modifiedSeen.size < 4096) this.modifiedSeen.set(value, value);
+    return value;
+  }
+}
+
+function ensure(bytes: Uint8Array, size: number): Uint8Array {
+  if (bytes.length >= size) return bytes;
+  const grown = new Uint8Array(Math.max(size, bytes.length * 2, 1024 * DIGEST));
+  grown.set(bytes);
+  return grown;
+}
+
+function hexAt(bytes: Uint8Array, i: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + i * DIGEST, DIGEST).toString('hex');
+}
+
+type Loaded = { portal: unknown; tables: Tables } | 'corrupt' | 'malformed';
+
+/** The cache file parsed whole (any layout of valid JSON). */
+function loadWhole(text: string): Loaded {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return 'corrupt';
+  }
+  if (!isObject(data) || data['version'] !== VERSION || !isObject(data['docs']) || !isObject(data['events'])) return 'malformed';
+  const tables = new Tables();
+  for (const [key, value] of Object.entries(data['docs'])) addDoc(tables, key, value);
+  for (const [key, value] of Object.entries(data['events'])) addEvent(tables, key, value);
+  return { portal: data['portal'], tables };
+}
+
+/**
+ * The cache file as save() lays it out: a header line, one doc a line, a separator line, one event
+ * a line, a closing line. undefined as soon as the file strays from that (loadWhole decides then).
+ */
+async function loadLines(file: string): Promise<Loaded | undefined> {
+  const tables = new Tables();
+  let header: Record<string, unknown> | undefined;
+  let section: 'header' | 'docs' | 'events' | 'end' = 'header';
+  const line = (text: string): boolean => {
+    if (section === 'header') {
+      const parsed = tryParse(`${text}}}`);
+      if (!isObject(parsed) || !text.endsWith(',"docs":{') || !isObject(parsed['docs']) || Object.keys(parsed['docs']).length > 0) return false;
+      header = parsed;
+      section = 'docs';
+      return true;
+    }
+    if (text === '},"events":{' && section === 'docs') {
+      section = 'events';
+      return true;
+    }
+    if (text === '}}' && section === 'events') {
+      section = 'end';
+      return true;
+    }
+    if (section === 'end') return text === '';
+    const parsed = tryParse(`{${text.endsWith(',') ? text.slice(0, -1) : text}}`);
+    if (!isObject(parsed)) return false;
+    const entries = Object.entries(parsed);
+    if (entries.length !== 1) return false;
+    const [key, value] = entries[0]!;
+    if (section === 'docs') addDoc(tables, key, value);
+    else addEvent(tables, key, value);
+    return true;
+  };
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const text = rest + decoder.write(chunk);
+      let from = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+        if (!line(text.slice(from, nl))) return undefined;
+        from = nl + 1;
+      }
+      rest = text.slice(from);
+      if (rest.length > 1 << 22) return undefined; // one long line: not save()'s layout
+    }
+  } finally {
+    stream.destroy();
+  }
+  rest += decoder.end();
+  if ((section as string) !== 'end' || rest !== '' || header === undefined) return undefined;
+  const h: Record<string, unknown> = header;
+  if (h['version'] !== VERSION) return 'malformed';
+  return { portal: h['portal'], tables };
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// One saved doc, kept only when well formed (as validDocs did).
+function addDoc(tables: Tables, key: string, value: unknown): void {
+  if (!isObject(value) || typeof value['sha256'] !== 'string' || !Array.isArray(value['pages'])) return;
+  const pages = value['pages'].filter(
+    (p): p is PageEntry =>
+      isObject(p) &&
+      typeof p['url'] === 'string' &&
+      typeof p['sha256'] === 'string' &&
+      (p['etag'] === undefined || typeof p['etag'] === 'string') &&
+      (p['lastModified'] === undefined || typeof p['lastModified'] === 'string'),
+  );
+  if (pages.length === value['pages'].length && pages.length > 0) tables.setDoc(key, { sha256: value['sha256'], pages });
+}
+
+// One saved event under its JSON [calendarId, eventId] key, kept only when well formed.
+function addEvent(tables: Tables, key: string, value: unknown): void {
+  if (!isObject(value) || typeof value['entry'] !== 'string' || typeof value['checkedAt'] !== 'number') return;
+  const ids = tryParse(key);
+  if (!Array.isArray(ids) || ids.length !== 2 || typeof ids[0] !== 'string' || typeof ids[1] !== 'string') return;
+  tables.setEvent(ids[0], ids[1], { entry: value['entry'], checkedAt: value['checkedAt'] });
 }
 
 /** Hex sha256 of bytes. */
@@ -145,37 +398,6 @@ function canonical(value: unknown): unknown {
 
 function eventKey(calendarId: string, eventId: string): string {
   return JSON.stringify([calendarId, eventId]);
-}
-
-function own<T>(record: Record<string, T>, key: string): T | undefined {
-  return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
-}
-
-function validDocs(raw: Record<string, unknown>): Record<string, DocEntry> {
-  const out: Record<string, DocEntry> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (!isObject(value) || typeof value['sha256'] !== 'string' || !Array.isArray(value['pages'])) continue;
-    const pages = value['pages'].filter(
-      (p): p is PageEntry =>
-        isObject(p) &&
-        typeof p['url'] === 'string' &&
-        typeof p['sha256'] === 'string' &&
-        (p['etag'] === undefined || typeof p['etag'] === 'string') &&
-        (p['lastModified'] === undefined || typeof p['lastModified'] === 'string'),
-    );
-    if (pages.length === value['pages'].length && pages.length > 0) out[key] = { sha256: value['sha256'], pages };
-  }
-  return out;
-}
-
-function validEvents(raw: Record<string, unknown>): Record<string, EventEntry> {
-  const out: Record<string, EventEntry> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (isObject(value) && typeof value['entry'] === 'string' && typeof value['checkedAt'] === 'number') {
-      out[key] = { entry: value['entry'], checkedAt: value['checkedAt'] };
-    }
-  }
-  return out;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

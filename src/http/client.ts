@@ -84,6 +84,9 @@ export class PortalClient {
   private readonly pacer: Pacer | undefined;
   private readonly random: () => number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  // One combined signal per call signal, not one per request: every AbortSignal.any() leaves a
+  // WeakRef in its sources that is never removed, which grew by one per request (100,000 at scale).
+  private readonly combined = new WeakMap<AbortSignal, AbortSignal>();
 
   constructor(opts: HttpOptions) {
     this.opts = opts;
@@ -125,7 +128,7 @@ export class PortalClient {
   /** GET a path relative to baseUrl (e.g. 'event-calendar/7/events') or an absolute URL on the same origin (paging links). */
   async get(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<FetchResult> {
     const url = this.resolve(pathOrUrl);
-    const signal = combine(this.opts.signal, call?.signal);
+    const signal = this.signalFor(call?.signal);
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.follow(url, validators, signal);
@@ -144,6 +147,18 @@ export class PortalClient {
     const result = await this.get(pathOrUrl, validators, call);
     if (result.notModified) return { ...result, json: undefined };
     return { ...result, json: parseJson(result, this.opts.token) };
+  }
+
+  /** The client's signal combined with a call's, made once per call signal. */
+  private signalFor(call: AbortSignal | undefined): AbortSignal | undefined {
+    const own = this.opts.signal;
+    if (!own || !call || own === call) return call ?? own;
+    let signal = this.combined.get(call);
+    if (!signal) {
+      signal = AbortSignal.any([own, call]);
+      this.combined.set(call, signal);
+    }
+    return signal;
   }
 
   /** Closes the keep-alive connections. */
@@ -293,12 +308,6 @@ export class PortalClient {
 
 function interrupted(): CalfeedError {
   return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.');
-}
-
-function combine(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return AbortSignal.any([a, b]);
 }
 
 function parseBase(baseUrl: string): URL {

@@ -41,6 +41,11 @@ export function sha256(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/** Raw 32-byte SHA-256 of bytes (a third of the memory of the hex string, for tables). */
+export function sha256Digest(data: Uint8Array): Buffer {
+  return createHash('sha256').update(data).digest();
+}
+
 /** Error code of a Node file-system error, if any. */
 export function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;

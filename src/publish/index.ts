@@ -14,7 +14,7 @@
 
 import { paths } from '../paths.js';
 import { renderHeaders } from './headers.js';
-import { renderManifest } from './manifest.js';
+import { renderManifestBytes } from './manifest.js';
 import type { Staging } from './staging.js';
 
 export { contentTypeFor, type FileKind, isMirrorPath, kindOf } from './content-types.js';
@@ -28,6 +28,9 @@ export {
   parseManifest,
   readManifest,
   renderManifest,
+  renderManifestBytes,
+  scanManifest,
+  type ManifestConsumer,
   shrinkReason,
 } from './manifest.js';
 export { assertSafeRelPath } from './rel-path.js';
@@ -43,5 +46,5 @@ export async function writeSiteMeta(
   meta: { generator: string },
 ): Promise<void> {
   await staging.write(paths.headers(), renderHeaders());
-  await staging.write(paths.manifest(), renderManifest(staging.files(), calendars, meta));
+  await staging.write(paths.manifest(), renderManifestBytes(staging.files(), calendars, meta));
 }

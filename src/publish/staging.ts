@@ -5,12 +5,14 @@
 // Only sizes and hashes stay in memory, never contents: builds reach 100,000+ files.
 
 import { constants } from 'node:fs';
-import { copyFile, link, lstat, mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { copyFile, link, lstat, mkdir, open, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError, ConfigError } from '../errors.js';
 import { paths } from '../paths.js';
-import { errno, Limiter, sha256 } from './fs-util.js';
-import { parseManifest } from './manifest.js';
+import { FileTable } from './file-table.js';
+import { errno, Limiter, sha256, sha256Digest } from './fs-util.js';
+import { scanManifest } from './manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
 import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
 
@@ -116,11 +118,18 @@ export async function assertReplaceable(outDir: string): Promise<void> {
 }
 
 class DirStaging implements Staging {
-  private readonly staged = new Map<string, StagedFile>();
-  // Lower-cased path -> the path that claimed it, for files and for every folder on the way, so two
-  // outputs can never land on one file of a case-insensitive file system or CDN.
-  private readonly claims = new Map<string, { path: string; folder: boolean; by: string }>();
-  private readonly madeDirs = new Set<string>();
+  // Per file: a slot in a compact table (the path string is the caller's; see FileTable), taken
+  // when the path is claimed and listed once its bytes are staged.
+  private readonly staged = new FileTable();
+  // Claims, so two outputs can never land on one file of a case-insensitive file system or CDN:
+  // a lower-case file path is claimed by its slot in `staged`; a path with capitals under its
+  // lower-cased form here (-> the path); every folder on the way under its lower-cased form in
+  // folderClaims (-> the first file in it: a folder's exact spelling is a prefix of that file).
+  // Keys are the paths themselves when already lower case, so no path is copied.
+  private readonly upperClaims = new Map<string, string>();
+  private readonly folderClaims = new Map<string, string>();
+  // Folders claimed but not yet made in staging (null), or being made (their mkdir).
+  private readonly dirsToMake = new Map<string, Promise<void> | null>();
   private readonly io = new Limiter(32);
   private closed = false;
   private warnedCopy = false;
@@ -137,38 +146,42 @@ class DirStaging implements Staging {
   }
 
   async write(relPath: string, data: string | Uint8Array): Promise<void> {
-    this.claim(relPath);
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    const hash = sha256(bytes);
+    const folder = this.claim(relPath);
+    // A large string (the combined calendar.ics, the manifest: 100 MB at 100,000 events) is hashed,
+    // compared and written a slice at a time instead of as one Buffer copy of the whole text.
+    const bytes = typeof data !== 'string' ? data : data.length < BIG_STRING ? Buffer.from(data, 'utf8') : new BigText(data);
+    const hash = bytes instanceof BigText ? bytes.digest() : sha256Digest(bytes);
+    const size = bytes instanceof BigText ? bytes.size : bytes.length;
     const target = this.stagedPath(relPath);
     const published = path.join(this.outDir, relPath);
     const index = await this.publishedIndex();
     const changed = await this.io.run(async () => {
-      await this.ensureDir(path.dirname(target));
+      await this.ensureDir(folder);
       // The manifest does not list itself: compare its bytes.
       const same =
         index === 'unknown' || relPath === paths.manifest()
           ? await sameBytes(published, bytes)
-          : await listedSame(index.get(relPath), published, bytes.length, hash);
+          : await listedSame(index, relPath, published, size, hash);
       if (same) {
         await this.linkOrCopy(published, target);
         return false;
       }
-      await writeFile(target, bytes, { flag: 'wx' });
+      if (bytes instanceof BigText) await bytes.writeNew(target);
+      else await writeFile(target, bytes, { flag: 'wx' });
       return true;
     });
-    this.staged.set(relPath, { bytes: bytes.length, sha256: hash, changed });
+    this.staged.set(relPath, size, hash, changed);
   }
 
   async keep(relPath: string): Promise<void> {
-    this.claim(relPath);
+    const folder = this.claim(relPath);
     const target = this.stagedPath(relPath);
     const published = path.join(this.outDir, relPath);
     const index = await this.publishedIndex();
     const info = await this.io.run(async () => {
       const listed = index === 'unknown' ? undefined : index.get(relPath);
-      if (listed !== undefined && (await listedSame(listed, published, listed.bytes, listed.sha256))) {
-        await this.ensureDir(path.dirname(target));
+      if (listed !== undefined && (await listedSame(index as PublishedTable, relPath, published, listed.bytes, listed.sha256))) {
+        await this.ensureDir(folder);
         await this.linkOrCopy(published, target);
         return { bytes: listed.bytes, sha256: listed.sha256, changed: false };
       }
@@ -183,14 +196,14 @@ class DirStaging implements Staging {
           { cause: error },
         );
       }
-      await this.ensureDir(path.dirname(target));
+      await this.ensureDir(folder);
       await this.linkOrCopy(published, target);
       return { bytes: bytes.length, sha256: sha256(bytes), changed: false };
     });
-    this.staged.set(relPath, info);
+    this.staged.set(relPath, info.bytes, info.sha256, false);
   }
 
-  files(): ReadonlyMap<string, StagedFile> {
+  files(): FileTable {
     return this.staged;
   }
 
@@ -210,7 +223,7 @@ class DirStaging implements Staging {
     const index = await this.publishedIndex();
     if (index === 'unknown') return false;
     const listed = index.get(relPath);
-    return listed !== undefined && listedSame(listed, path.join(this.outDir, relPath), listed.bytes, listed.sha256);
+    return listed !== undefined && listedSame(index, relPath, path.join(this.outDir, relPath), listed.bytes, listed.sha256);
   }
 
   // What --out holds, from its manifest.json, read once: comparing a new file's hash with the
@@ -227,29 +240,64 @@ class DirStaging implements Staging {
   }
 
   // Synchronous on purpose: the claim must be taken before the first await, so two concurrent
-  // writes of one path cannot both pass the check.
-  private claim(relPath: string): void {
+  // writes of one path cannot both pass the check. Returns the file's folder ('' for the top).
+  private claim(relPath: string): string {
     if (this.closed) {
       throw new CalfeedError('BUILD', `Cannot write ${relPath}: this staging folder was already published or discarded.`);
     }
     this.options.signal?.throwIfAborted();
     assertSafeRelPath(relPath);
-    const segments = relPath.split('/');
-    for (let i = 1; i < segments.length; i++) {
-      const folder = segments.slice(0, i).join('/');
-      const prior = this.claims.get(folder.toLowerCase());
-      if (prior === undefined) this.claims.set(folder.toLowerCase(), { path: folder, folder: true, by: relPath });
-      else if (!prior.folder || prior.path !== folder) throw collision(relPath, prior.by);
+    const slash = relPath.lastIndexOf('/');
+    const folder = slash < 0 ? '' : relPath.slice(0, slash);
+    // Folders are claimed top down; a folder claimed under this exact spelling had all of its
+    // parents claimed then, so the walk starts below the deepest such folder.
+    const open: string[] = [];
+    for (let f = folder; f !== ''; f = f.slice(0, Math.max(0, f.lastIndexOf('/')))) {
+      const key = lowerKey(f);
+      const by = this.folderClaims.get(key);
+      if (by !== undefined && isFolderOf(f, by)) break;
+      open.push(f);
     }
-    const prior = this.claims.get(relPath.toLowerCase());
-    if (prior !== undefined) throw collision(relPath, prior.by);
-    this.claims.set(relPath.toLowerCase(), { path: relPath, folder: false, by: relPath });
+    for (let i = open.length - 1; i >= 0; i--) {
+      const f = open[i]!;
+      const key = lowerKey(f);
+      const file = this.fileClaim(key);
+      if (file !== undefined) throw collision(relPath, file);
+      const by = this.folderClaims.get(key);
+      if (by === undefined) {
+        this.folderClaims.set(key, relPath);
+        this.dirsToMake.set(f, null);
+      } else if (!isFolderOf(f, by)) throw collision(relPath, by);
+    }
+    const key = lowerKey(relPath);
+    const prior = this.fileClaim(key) ?? this.folderClaims.get(key);
+    if (prior !== undefined) throw collision(relPath, prior);
+    if (key !== relPath) this.upperClaims.set(key, relPath);
+    this.staged.reserve(relPath);
+    return folder;
   }
 
-  private async ensureDir(dir: string): Promise<void> {
-    if (this.madeDirs.has(dir)) return;
-    await mkdir(dir, { recursive: true });
-    this.madeDirs.add(dir);
+  /** The file that claimed a lower-cased path, if any. */
+  private fileClaim(key: string): string | undefined {
+    return this.staged.claimed(key) ? key : this.upperClaims.get(key);
+  }
+
+  private async ensureDir(folder: string): Promise<void> {
+    const state = this.dirsToMake.get(folder);
+    if (state === undefined) return; // made already (or '', the staging folder itself)
+    if (state !== null) return state;
+    const making = mkdir(path.join(this.dir, ...folder.split('/')), { recursive: true }).then(
+      () => {
+        // mkdir -p made every folder above it too.
+        for (let f = folder; f !== ''; f = f.slice(0, Math.max(0, f.lastIndexOf('/')))) this.dirsToMake.delete(f);
+      },
+      (error: unknown) => {
+        this.dirsToMake.set(folder, null);
+        throw error;
+      },
+    );
+    this.dirsToMake.set(folder, making);
+    return making;
   }
 
   private async linkOrCopy(published: string, target: string): Promise<void> {
@@ -271,6 +319,17 @@ class DirStaging implements Staging {
   }
 }
 
+/** The Map key for a path: the path itself when it is already lower case (no second string). */
+function lowerKey(p: string): string {
+  const lower = p.toLowerCase();
+  return lower === p ? p : lower;
+}
+
+/** Whether `folder` (exact spelling) is a folder of the file `by` that claimed its lower-cased key. */
+function isFolderOf(folder: string, by: string): boolean {
+  return by.length > folder.length && by.charCodeAt(folder.length) === 47 /* '/' */ && by.startsWith(folder);
+}
+
 function collision(relPath: string, other: string): CalfeedError {
   const same = relPath === other;
   return new CalfeedError(
@@ -283,28 +342,27 @@ function collision(relPath: string, other: string): CalfeedError {
 }
 
 /** Published files by path (from --out's manifest), or 'unknown' when the manifest cannot be read. */
-type PublishedIndex = ReadonlyMap<string, { bytes: number; sha256: string }> | 'unknown';
+type PublishedTable = FileTable;
+type PublishedIndex = PublishedTable | 'unknown';
 
 async function readPublishedIndex(outDir: string): Promise<PublishedIndex> {
-  let text: string;
   try {
-    text = await readFile(path.join(outDir, paths.manifest()), 'utf8');
+    const { result } = await scanManifest(path.join(outDir, paths.manifest()), () => {
+      const table = new FileTable();
+      return { add: (f) => table.set(f.path, f.bytes, f.sha256), done: () => table };
+    });
+    return result;
   } catch (error) {
     // No manifest: assertReplaceable() allows that only for a missing or (dot-files only) empty
     // --out, so no output file is published yet.
-    if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return new Map();
-    return 'unknown';
-  }
-  try {
-    return new Map(parseManifest(text).files.map((f) => [f.path, { bytes: f.bytes, sha256: f.sha256 }]));
-  } catch {
-    return 'unknown'; // a damaged manifest: fall back to comparing bytes
+    if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return new FileTable();
+    return 'unknown'; // unreadable or damaged: fall back to comparing bytes
   }
 }
 
 // Listed in the manifest with this hash, and still on disk with that size (not deleted by hand).
-async function listedSame(listed: { bytes: number; sha256: string } | undefined, published: string, size: number, hash: string): Promise<boolean> {
-  if (listed === undefined || listed.bytes !== size || listed.sha256 !== hash) return false;
+async function listedSame(index: PublishedTable, relPath: string, published: string, size: number, hash: string | Uint8Array): Promise<boolean> {
+  if (!index.matches(relPath, size, hash)) return false;
   try {
     const info = await lstat(published);
     return info.isFile() && info.size === size;
@@ -316,14 +374,71 @@ async function listedSame(listed: { bytes: number; sha256: string } | undefined,
 }
 
 // Compare with the published copy without reading it unless the sizes match.
-async function sameBytes(published: string, bytes: Uint8Array): Promise<boolean> {
+async function sameBytes(published: string, bytes: Uint8Array | BigText): Promise<boolean> {
   try {
     const info = await lstat(published);
-    if (!info.isFile() || info.size !== bytes.length) return false;
+    const size = bytes instanceof BigText ? bytes.size : bytes.length;
+    if (!info.isFile() || info.size !== size) return false;
+    if (bytes instanceof BigText) return await bytes.equalsFile(published);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(await readFile(published));
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw error;
+  }
+}
+
+/** Strings this long (UTF-16 code units) are handled in slices; shorter ones as one Buffer. */
+const BIG_STRING = 4 << 20;
+const SLICE = 1 << 20;
+
+/** A large text as UTF-8, one slice at a time: its size, its SHA-256, writing it, comparing it. */
+class BigText {
+  readonly size: number;
+  constructor(private readonly text: string) {
+    this.size = Buffer.byteLength(text, 'utf8');
+  }
+
+  /** UTF-8 slices; a cut never falls inside a surrogate pair, so the bytes equal Buffer.from(text). */
+  *slices(): Generator<Buffer> {
+    const text = this.text;
+    for (let from = 0; from < text.length; ) {
+      let to = Math.min(text.length, from + SLICE);
+      const last = text.charCodeAt(to - 1);
+      if (to < text.length && last >= 0xd800 && last <= 0xdbff) to--;
+      yield Buffer.from(text.slice(from, to), 'utf8');
+      from = to;
+    }
+  }
+
+  digest(): Buffer {
+    const hash = createHash('sha256');
+    for (const slice of this.slices()) hash.update(slice);
+    return hash.digest();
+  }
+
+  async writeNew(target: string): Promise<void> {
+    const handle = await open(target, 'wx');
+    try {
+      for (const slice of this.slices()) await handle.write(slice);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async equalsFile(file: string): Promise<boolean> {
+    const handle = await open(file, 'r');
+    try {
+      let position = 0;
+      for (const slice of this.slices()) {
+        const read = Buffer.allocUnsafe(slice.length);
+        const { bytesRead } = await handle.read(read, 0, slice.length, position);
+        if (bytesRead !== slice.length || !read.equals(slice)) return false;
+        position += bytesRead;
+      }
+      return position === this.size;
+    } finally {
+      await handle.close();
+    }
   }
 }

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
 import { errno, walkFiles } from './fs-util.js';
-import { readManifest } from './manifest.js';
+import { scanManifest } from './manifest.js';
 import { isProcessAlive, pidOfName, type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
 import { assertReplaceable, isLiveStaging, sealStaging, type Staging } from './staging.js';
 import { verifyStaging } from './verify.js';
@@ -93,11 +93,12 @@ async function carryOverDotfiles(outDir: string, stagingDir: string): Promise<vo
 // without walking 100,000 folders; without one (first build, foreign .gitkeep), walk.
 async function countRemoved(outDir: string, next: ReadonlyMap<string, unknown>): Promise<number> {
   let removed = 0;
-  const previous = await readManifest(outDir);
-  if (previous !== undefined) {
-    for (const file of previous.files) if (!next.has(file.path)) removed++;
-    return removed + (next.has(paths.manifest()) ? 0 : 1);
-  }
+  // Read an entry at a time: the whole manifest of a large site is 75 MB of text.
+  const previous = await scanManifest(path.join(outDir, paths.manifest()), () => {
+    let gone = 0;
+    return { add: (file) => void (next.has(file.path) || gone++), done: () => gone };
+  }).catch(() => undefined);
+  if (previous !== undefined) return previous.result + (next.has(paths.manifest()) ? 0 : 1);
   for await (const file of walkFiles(outDir)) if (!next.has(file.rel) && !/^\.[^/]*$/.test(file.rel)) removed++;
   return removed;
 }

@@ -1,0 +1,156 @@
+// A compact table of files: path -> size, SHA-256 and two flags, for the 300,000+ files of a large
+// build. A Map of { bytes, sha256: hex } objects cost about 200 bytes a file on top of the path; here
+// a file costs its Map slot, 32 bytes of digest and 9 bytes of size and flags in typed arrays, and
+// the path string is the caller's own (never copied).
+
+import type { StagedFile } from './staging.js';
+
+const DIGEST = 32;
+const CHANGED = 1;
+const MARKED = 2;
+const PENDING = 4;
+const HEX = /^[0-9a-f]{64}$/;
+
+/** Files by path with their size, SHA-256 (raw 32 bytes) and flags; insertion order is kept. */
+export class FileTable implements ReadonlyMap<string, StagedFile> {
+  private readonly index = new Map<string, number>();
+  private digests = new Uint8Array(DIGEST * 1024);
+  private sizes = new Float64Array(1024);
+  private flags = new Uint8Array(1024);
+  // Hashes that are not 64 lower-case hex digits (hand-edited manifests, tests) are kept as given.
+  private readonly odd = new Map<number, string>();
+  private count = 0;
+  private pending = 0;
+
+  /**
+   * Reserves a path (staging claims it before its bytes are written): false when it is already
+   * reserved or set. A reserved path is not listed (has, get, size, iteration) until set().
+   */
+  reserve(relPath: string): boolean {
+    if (this.index.has(relPath)) return false;
+    const i = this.count++;
+    this.grow(this.count);
+    this.index.set(relPath, i);
+    this.flags[i] = PENDING;
+    this.pending++;
+    return true;
+  }
+
+  /** Whether a path is reserved or set. */
+  claimed(relPath: string): boolean {
+    return this.index.has(relPath);
+  }
+
+  /** Adds or replaces a file; sha256 is a hex string or a raw 32-byte digest. */
+  set(relPath: string, bytes: number, sha256: string | Uint8Array, changed = false): this {
+    let i = this.index.get(relPath);
+    if (i === undefined) {
+      i = this.count++;
+      this.grow(this.count);
+      this.index.set(relPath, i);
+    }
+    if (this.flags[i]! & PENDING) this.pending--;
+    this.sizes[i] = bytes;
+    this.flags[i] = changed ? CHANGED : 0;
+    this.odd.delete(i);
+    if (typeof sha256 !== 'string') this.digests.set(sha256.subarray(0, DIGEST), i * DIGEST);
+    else if (HEX.test(sha256)) this.digests.set(Buffer.from(sha256, 'hex'), i * DIGEST);
+    else this.odd.set(i, sha256);
+    return this;
+  }
+
+  /** Whether relPath is listed with exactly this size and hash (hex or raw digest). */
+  matches(relPath: string, bytes: number, sha256: string | Uint8Array): boolean {
+    const i = this.slot(relPath);
+    if (i === undefined || this.sizes[i] !== bytes) return false;
+    const odd = this.odd.get(i);
+    if (odd !== undefined) return typeof sha256 === 'string' && sha256 === odd;
+    if (typeof sha256 === 'string') return HEX.test(sha256) && this.hexAt(i) === sha256;
+    if (sha256.length !== DIGEST) return false;
+    const d = this.digests;
+    const at = i * DIGEST;
+    for (let k = 0; k < DIGEST; k++) if (d[at + k] !== sha256[k]) return false;
+    return true;
+  }
+
+  /** Marks a file (verify uses it for "seen on disk"); false when it is not listed. */
+  mark(relPath: string): boolean {
+    const i = this.slot(relPath);
+    if (i === undefined) return false;
+    this.flags[i] = this.flags[i]! | MARKED;
+    return true;
+  }
+
+  /** Paths never marked, in insertion order. */
+  *unmarked(): IterableIterator<string> {
+    for (const [relPath, i] of this.index) if ((this.flags[i]! & (MARKED | PENDING)) === 0) yield relPath;
+  }
+
+  /** Whether a file is listed as changed (write) rather than kept. */
+  changed(relPath: string): boolean {
+    const i = this.slot(relPath);
+    return i !== undefined && (this.flags[i]! & CHANGED) === CHANGED;
+  }
+
+  get size(): number {
+    return this.index.size - this.pending;
+  }
+
+  has(relPath: string): boolean {
+    return this.slot(relPath) !== undefined;
+  }
+
+  /** A fresh { bytes, sha256 (hex), changed } record; undefined when not listed. */
+  get(relPath: string): StagedFile | undefined {
+    const i = this.slot(relPath);
+    return i === undefined ? undefined : this.record(i);
+  }
+
+  *entries(): MapIterator<[string, StagedFile]> {
+    for (const [relPath, i] of this.index) if ((this.flags[i]! & PENDING) === 0) yield [relPath, this.record(i)];
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [relPath, i] of this.index) if ((this.flags[i]! & PENDING) === 0) yield relPath;
+  }
+
+  *values(): MapIterator<StagedFile> {
+    for (const i of this.index.values()) if ((this.flags[i]! & PENDING) === 0) yield this.record(i);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, StagedFile]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: StagedFile, key: string, map: ReadonlyMap<string, StagedFile>) => void, thisArg?: unknown): void {
+    for (const [relPath, record] of this.entries()) fn.call(thisArg, record, relPath, this);
+  }
+
+  /** The slot of a listed (set, not only reserved) path. */
+  private slot(relPath: string): number | undefined {
+    const i = this.index.get(relPath);
+    return i === undefined || this.flags[i]! & PENDING ? undefined : i;
+  }
+
+  private record(i: number): StagedFile {
+    return { bytes: this.sizes[i]!, sha256: this.odd.get(i) ?? this.hexAt(i), changed: (this.flags[i]! & CHANGED) === CHANGED };
+  }
+
+  private hexAt(i: number): string {
+    return Buffer.from(this.digests.buffer, this.digests.byteOffset + i * DIGEST, DIGEST).toString('hex');
+  }
+
+  private grow(n: number): void {
+    if (n <= this.sizes.length) return;
+    const cap = Math.max(n, this.sizes.length * 2);
+    const digests = new Uint8Array(cap * DIGEST);
+    digests.set(this.digests);
+    this.digests = digests;
+    const sizes = new Float64Array(cap);
+    sizes.set(this.sizes);
+    this.sizes = sizes;
+    const flags = new Uint8Array(cap);
+    flags.set(this.flags);
+    this.flags = flags;
+  }
+}
