@@ -15,10 +15,9 @@ import {
   createStaging,
   discard,
   publish,
-  readManifest,
+  readManifestSummary,
   recover,
-  renderHeaders,
-  renderManifest,
+  writeSiteMeta,
   shrinkReason,
   type PublishResult,
   type Staging,
@@ -26,7 +25,6 @@ import {
 import { loadHtmlRenderer } from '../render/html/index.js';
 import { HistoryTracker } from '../state/history.js';
 import { loadHistory, saveHistory } from '../state/store.js';
-import { paths } from '../paths.js';
 import { VERSION } from '../version.js';
 import { Collector } from './collect.js';
 import { EventFiles } from './event-files.js';
@@ -139,10 +137,9 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     });
 
     const calendarsMeta = model.calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
-    await staging.write(paths.headers(), renderHeaders());
-    await staging.write(paths.manifest(), renderManifest(staging.files(), calendarsMeta, { generator: `calfeed ${VERSION}` }));
+    await writeSiteMeta(staging, calendarsMeta, { generator: `calfeed ${VERSION}` });
 
-    const shrink = shrinkReason(await readManifest(outDir), { calendars: model.calendars.length, events: total });
+    const shrink = shrinkReason(await readManifestSummary(outDir), { calendars: model.calendars.length, events: total });
     if (shrink && !config.allowShrink) {
       throw new CalfeedError('SHRINK', `Refusing to publish ${config.out}: ${shrink}`);
     }

@@ -27,6 +27,7 @@ export {
   MANIFEST_FORMAT,
   parseManifest,
   readManifest,
+  readManifestSummary,
   renderManifest,
   renderManifestBytes,
   scanManifest,
