@@ -5,10 +5,9 @@
 // corrupt cache costs a full crawl, never a wrong build.
 
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { readLines } from '../read-lines.js';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 
 const FILE = 'crawl.json';
 const VERSION = 1;
@@ -322,25 +321,9 @@ async function loadLines(file: string): Promise<Loaded | undefined> {
     else addEvent(tables, key, value);
     return true;
   };
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
-  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const text = rest + decoder.write(chunk);
-      let from = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
-        if (!line(text.slice(from, nl))) return undefined;
-        from = nl + 1;
-      }
-      rest = text.slice(from);
-      if (rest.length > 1 << 22) return undefined; // one long line: not save()'s layout
-    }
-  } finally {
-    stream.destroy();
-  }
-  rest += decoder.end();
-  if ((section as string) !== 'end' || rest !== '' || header === undefined) return undefined;
+  // A longer unfinished line is not save()'s layout.
+  const { accepted, tail } = await readLines(file, line, () => 1 << 22);
+  if (!accepted || (section as string) !== 'end' || tail !== '' || header === undefined) return undefined;
   const h: Record<string, unknown> = header;
   if (h['version'] !== VERSION) return 'malformed';
   return { portal: h['portal'], tables };

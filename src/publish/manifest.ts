@@ -2,9 +2,8 @@
 // unchanged build renders identical bytes and the manifest itself stays unchanged on the CDN.
 // The shrink guard and verify read it back.
 
-import { createReadStream } from 'node:fs';
+import { readLines } from '../read-lines.js';
 import { readFile } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -228,7 +227,6 @@ async function scanLines<T>(file: string, consumer: ManifestConsumer<T>): Promis
     if (interned.size < 256) interned.set(s, s);
     return s;
   };
-  let ok = true;
   let consumerEmpty = true;
   const line = (text: string): boolean => {
     switch (state) {
@@ -268,33 +266,10 @@ async function scanLines<T>(file: string, consumer: ManifestConsumer<T>): Promis
         return false;
     }
   };
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
-  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const text = rest + decoder.write(chunk);
-      let from = 0;
-      for (let nl = text.indexOf('\n', from); nl >= 0; nl = text.indexOf('\n', from)) {
-        if (!line(text.slice(from, nl))) {
-          ok = false;
-          break;
-        }
-        from = nl + 1;
-      }
-      if (!ok) break;
-      rest = text.slice(from);
-      if (state !== 'head' && rest.length > 1 << 16) {
-        ok = false; // no line of a file entry is this long
-        break;
-      }
-    }
-  } finally {
-    stream.destroy();
-  }
-  const lastLine = rest + decoder.end();
+  // No line of a file entry is longer than 64 KB; the head may be.
+  const { accepted, tail } = await readLines(file, line, () => (state === 'head' ? Infinity : 1 << 16));
   // renderManifest ends the file with a newline; an empty files list ("files": []) is left to JSON.parse.
-  if (!ok || state !== 'end' || lastLine !== '') return undefined;
+  if (!accepted || state !== 'end' || tail !== '') return undefined;
   let meta: unknown;
   try {
     meta = JSON.parse(`${head.join('\n')}\n  "files": []\n}`);
