@@ -139,6 +139,32 @@ describe('interruptions and concurrency', () => {
     published = await snapshotTree(out);
   });
 
+  it.each(['SIGTERM', 'SIGINT'] as const)('a build stopped with %s mid-crawl exits 1, says so, leaves --out as it was and nothing beside it', async (signal) => {
+    await withPortal(
+      'none',
+      async (portal) => {
+        const r = await runCli(buildArgs(portal, ['--allow-shrink']), {
+          env: { CALFEED_TOKEN: portal.tokens.university },
+          cwd: work,
+          onSpawn: (child) => {
+            const poll = setInterval(() => {
+              if (portal.stats().byKind.details >= 5) {
+                clearInterval(poll);
+                child.kill(signal);
+              }
+            }, 20);
+            child.on('close', () => clearInterval(poll));
+          },
+        });
+        expect(r.code, r.stderr).toBe(1);
+        expect(r.stderr).toMatch(new RegExp(`${signal} received`));
+        expect(r.stderr).toMatch(/interrupted/i);
+      },
+      { latencyMs: 50 },
+    );
+    await expectOutUntouched();
+  });
+
   it('a second build into the same --out is refused while the first runs', async () => {
     await withPortal(
       'none',
