@@ -1,5 +1,6 @@
 // Issue 4 acceptance: the real CLI against each fault mode of the demo portal. A failed build must
 // leave a previously published --out byte-identical (mtimes included) and say what to do.
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,19 @@ afterAll(async () => {
   await good?.close();
   await rm(work, { recursive: true, force: true });
 });
+
+/** An onSpawn hook that sends the build a signal once the portal has served `count` details: mid-crawl. */
+function signalAfterDetails(portal: DemoPortal, count: number, signal: NodeJS.Signals) {
+  return (child: ChildProcess): void => {
+    const poll = setInterval(() => {
+      if (portal.stats().byKind.details >= count) {
+        clearInterval(poll);
+        child.kill(signal);
+      }
+    }, 20);
+    child.on('close', () => clearInterval(poll));
+  };
+}
 
 async function expectOutUntouched(): Promise<void> {
   expect(await snapshotTree(out)).toEqual(published);
@@ -118,15 +132,7 @@ describe('interruptions and concurrency', () => {
         const r = await runCli(buildArgs(portal, ['--allow-shrink']), {
           env: { CALFEED_TOKEN: portal.tokens.university },
           cwd: work,
-          onSpawn: (child) => {
-            const poll = setInterval(() => {
-              if (portal.stats().byKind.details >= 5) {
-                clearInterval(poll);
-                child.kill('SIGKILL');
-              }
-            }, 20);
-            child.on('close', () => clearInterval(poll));
-          },
+          onSpawn: signalAfterDetails(portal, 5, 'SIGKILL'),
         });
         expect(r.signal).toBe('SIGKILL');
       },
@@ -146,15 +152,7 @@ describe('interruptions and concurrency', () => {
         const r = await runCli(buildArgs(portal, ['--allow-shrink']), {
           env: { CALFEED_TOKEN: portal.tokens.university },
           cwd: work,
-          onSpawn: (child) => {
-            const poll = setInterval(() => {
-              if (portal.stats().byKind.details >= 5) {
-                clearInterval(poll);
-                child.kill(signal);
-              }
-            }, 20);
-            child.on('close', () => clearInterval(poll));
-          },
+          onSpawn: signalAfterDetails(portal, 5, signal),
         });
         expect(r.code, r.stderr).toBe(1);
         expect(r.stderr).toMatch(new RegExp(`${signal} received`));
