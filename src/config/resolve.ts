@@ -6,6 +6,7 @@ import { IANAZone } from 'luxon';
 import { ConfigError } from '../errors.js';
 import type { FieldsConfig } from '../normalize/index.js';
 import type { PagingConfig } from '../crawl/index.js';
+import type { AuthConfig } from '../http/index.js';
 import { FILE_ONLY_KEYS, OPTIONS, type Command, type OptionSpec } from './options.js';
 
 export type RawValue = string | number | boolean;
@@ -25,7 +26,7 @@ export interface ResolvedConfig {
   siteUrl: string;
   /** True when the site URL is the default (links will point at localhost). */
   siteUrlIsDefault: boolean;
-  auth: { mode: 'header' | 'query'; header: string; scheme: string; queryParam: string };
+  auth: AuthConfig;
   concurrency: number;
   rateLimit?: number;
   connectTimeoutMs: number;

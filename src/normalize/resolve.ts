@@ -2,7 +2,7 @@
 // values; explain() keeps the notes. Sharing this step means `calfeed inspect` reports exactly what
 // the build will do.
 
-import type { EventLocation, EventOrganizer, EventStatus, EventWhen } from '../model.js';
+import type { CalendarEvent, EventWhen } from '../model.js';
 import { CALENDAR_CANDIDATES, EVENT_CANDIDATES, findField, type Hit } from './fields.js';
 import { isObject, type RawRecord } from './record.js';
 import { isValidZone, parseTime, wallToEpoch } from './time.js';
@@ -104,19 +104,11 @@ export function resolveCalendar(record: RawRecord, opts: NormalizeOptions): Cale
   return result;
 }
 
-export interface EventResolution {
+/** What resolution makes of one record: the event's own fields, id and time possibly missing, plus how they were found. */
+export interface EventResolution
+  extends Omit<CalendarEvent, 'calendarId' | 'calendarSlug' | 'slug' | 'id' | 'when' | 'detailsMissing'> {
   id?: string;
-  title: string;
   when?: EventWhen;
-  description?: string;
-  location?: EventLocation;
-  url?: string;
-  status: EventStatus;
-  categories: string[];
-  organizer?: EventOrganizer;
-  image?: string;
-  updated?: number;
-  created?: number;
   reports: FieldReport[];
   times: TimeUse[];
   /** Problems; NO_START / BAD_TIME mean the event cannot be published. */
