@@ -3,26 +3,25 @@
 // site.test.ts covers the same pages on the fixed sample model, where exact texts can be asserted.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { startPreviewServer } from '../../src/serve/index.js';
+import { launchChromium, openRecordingPage, type PageRecord } from '../support/browser.js';
 import { CLI, runCli } from '../support/cli.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 let work: string;
 let portal: DemoPortal;
 let serve: ChildProcess;
 let siteUrl: string;
 let host: { url: string; close(): Promise<void> };
 let browser: Browser;
-const problems: string[] = [];
-const dialogs: string[] = [];
+const record: PageRecord = { problems: [], dialogs: [] };
+const { problems, dialogs } = record;
 
 /** A free loopback port: the site URL must be known before the build writes its links. */
 function freePort(): Promise<number> {
@@ -53,22 +52,11 @@ function startServe(dir: string, port: number): Promise<ChildProcess> {
   });
 }
 
-async function openPage(timezoneId = 'Europe/Vilnius'): Promise<Page> {
-  const context = await browser.newContext({ locale: 'en-US', timezoneId });
-  const page = await context.newPage();
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`${page.url()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  return page;
+function openPage(timezoneId = 'Europe/Vilnius'): Promise<Page> {
+  return openRecordingPage(browser, record, { locale: 'en-US', timezoneId });
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium`);
   work = await mkdtemp(join(tmpdir(), 'calfeed-built-'));
   portal = await startDemoPortal({ faults: 'hostile' });
   const port = await freePort();
@@ -86,10 +74,7 @@ beforeAll(async () => {
 <body><div id="events" data-calfeed-calendar="science"></div><script src="${siteUrl}widget.js" async></script></body></html>`,
   );
   host = await startPreviewServer({ dir: join(work, 'host'), port: 0 });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -2,12 +2,11 @@
 // `calfeed serve`'s preview server, the widget embedded in a host page on a second server (another
 // origin, as on a news site). Screenshots for the README are taken here.
 
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SiteModel } from '../../src/model.js';
 import { paths } from '../../src/paths.js';
@@ -18,8 +17,8 @@ import { renderSyndication } from '../../src/render/syndication/index.js';
 import { startPreviewServer } from '../../src/serve/index.js';
 import { SAMPLE_NOW, sampleEvent, sampleModel, sampleSite } from '../fixtures/sample.js';
 import { renderHtmlSite } from '../render/html/site.js';
+import { launchChromium, openRecordingPage, type PageRecord } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const HOSTILE = '<img src=x onerror=alert(1)>Hostile <script>alert(2)</script> talk';
 const SCREENSHOTS = process.env.CALFEED_UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('./screenshots/', import.meta.url)) : undefined;
 
@@ -28,7 +27,6 @@ let site: { url: string; close(): Promise<void> };
 let host: { url: string; close(): Promise<void> };
 let browser: Browser;
 let shots: string;
-const contexts: BrowserContext[] = [];
 
 const ARTS = '_ifzhi4zaeyqeg5lmor2xezi';
 
@@ -77,30 +75,17 @@ async function buildSite(dir: string, siteUrl: string): Promise<void> {
   await writeFiles(dir, files);
 }
 
-const problems: string[] = [];
-const dialogs: string[] = [];
+const record: PageRecord = { problems: [], dialogs: [] };
+const { problems, dialogs } = record;
 
 /** A page that records console errors, uncaught exceptions and dialogs, with the clock at SAMPLE_NOW. */
 async function openPage(options: BrowserContextOptions = {}): Promise<Page> {
-  const context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Vilnius', viewport: { width: 960, height: 900 }, ...options });
-  contexts.push(context);
-  const page = await context.newPage();
+  const page = await openRecordingPage(browser, record, { locale: 'en-US', timezoneId: 'Europe/Vilnius', viewport: { width: 960, height: 900 }, ...options });
   await page.clock.setFixedTime(SAMPLE_NOW);
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`${page.url()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
   return page;
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium`);
-  }
   work = await mkdtemp(join(tmpdir(), 'calfeed-browser-'));
   shots = SCREENSHOTS ?? join(work, 'screenshots');
   await mkdir(shots, { recursive: true });
@@ -112,14 +97,10 @@ beforeAll(async () => {
   await buildSite(join(work, 'site'), site.url);
   await writeFile(join(work, 'host', 'index.html'), hostPage(site.url));
   await writeFile(join(work, 'host', 'broken.html'), brokenHostPage(site.url));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
   await browser?.close();
   await site?.close();
   await host?.close();

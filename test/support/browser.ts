@@ -1,0 +1,37 @@
+// Debian's Chromium driven by playwright-core, with pages that record what a visitor would suffer:
+// console errors, uncaught exceptions and dialogs (an alert from injected script).
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Launch headless Chromium; fails (never skips) with the install command when it is missing. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium`);
+  // Background networking off: this machine has no network, and Chromium would keep trying.
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** What pages opened with openRecordingPage reported. */
+export interface PageRecord {
+  problems: string[];
+  dialogs: string[];
+}
+
+/** A new page in its own context that pushes console errors, page errors and dialogs into `record`. */
+export async function openRecordingPage(browser: Browser, record: PageRecord, options: BrowserContextOptions = {}): Promise<Page> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') record.problems.push(`${page.url()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (error) => record.problems.push(`${page.url()}: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    record.dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  return page;
+}
