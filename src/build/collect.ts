@@ -24,7 +24,6 @@ interface CalendarState {
 export class Collector implements CrawlSink {
   private readonly byId = new Map<string, CalendarState>();
   readonly calendars: Calendar[] = [];
-  detailsMissing = 0;
   /** Events the portal listed, and those that could not be read (no id, no start, bad time). */
   listed = 0;
   unreadable: string[] = [];
@@ -84,7 +83,6 @@ export class Collector implements CrawlSink {
 
   async onDetailsFailed(calendarId: string, eventId: string, error: Error): Promise<void> {
     const state = this.state(calendarId);
-    this.detailsMissing++;
     this.log.warn(`Calendar "${calendarId}", event "${eventId}": details failed, publishing it from its list entry. ${error.message}`);
     await this.add(state, eventId, this.slug(state, eventId), undefined);
   }
