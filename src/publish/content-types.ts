@@ -9,11 +9,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 // The mirror files have no extension (they copy the portal's URLs), so they are told apart by shape.
 // A segment here is what src/paths.ts produces: never empty, never containing '/'.
-const MIRROR = [
-  new RegExp(`^${paths.calendarsMirror()}$`),
-  /^event-calendar\/[^/]+\/events$/,
-  /^event-calendar\/[^/]+\/event\/[^/]+\/details$/,
-];
+const DETAILS_MIRROR = /^event-calendar\/[^/]+\/event\/[^/]+\/details$/;
+const MIRROR = [new RegExp(`^${paths.calendarsMirror()}$`), /^event-calendar\/[^/]+\/events$/, DETAILS_MIRROR];
 
 const BY_EXTENSION: Record<string, string> = {
   '.ics': 'text/calendar; charset=utf-8',
@@ -47,6 +44,11 @@ function extension(relPath: string): string {
 /** True for the byte-for-byte API mirror files (extensionless JSON). */
 export function isMirrorPath(relPath: string): boolean {
   return MIRROR.some((re) => re.test(relPath));
+}
+
+/** True for a per-event details mirror file (one per event). */
+export function isDetailsMirrorPath(relPath: string): boolean {
+  return DETAILS_MIRROR.test(relPath);
 }
 
 /** The kind of an output path (relative, POSIX separators). */

@@ -11,6 +11,12 @@ const MARKED = 2;
 const PENDING = 4;
 const HEX = /^[0-9a-f]{64}$/;
 
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  return -1; // upper case is not what set() stores as a digest (HEX is lower case only)
+}
+
 /** Files by path with their size, SHA-256 (raw 32 bytes) and flags; insertion order is kept. */
 export class FileTable implements ReadonlyMap<string, StagedFile> {
   private readonly index = new Map<string, number>();
@@ -21,6 +27,9 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   private readonly odd = new Map<number, string>();
   private count = 0;
   private pending = 0;
+  private changedFiles = 0;
+  // Content problems found when files were staged (see content-check.ts), reported by verify.
+  private readonly problemsByPath = new Map<string, string>();
 
   /**
    * Reserves a path (staging claims it before its bytes are written): false when it is already
@@ -50,6 +59,8 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
       this.index.set(relPath, i);
     }
     if (this.flags[i]! & PENDING) this.pending--;
+    else if (this.flags[i]! & CHANGED) this.changedFiles--;
+    if (changed) this.changedFiles++;
     this.sizes[i] = bytes;
     this.flags[i] = changed ? CHANGED : 0;
     this.odd.delete(i);
@@ -65,12 +76,75 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
     if (i === undefined || this.sizes[i] !== bytes) return false;
     const odd = this.odd.get(i);
     if (odd !== undefined) return typeof sha256 === 'string' && sha256 === odd;
-    if (typeof sha256 === 'string') return HEX.test(sha256) && this.hexAt(i) === sha256;
-    if (sha256.length !== DIGEST) return false;
     const d = this.digests;
     const at = i * DIGEST;
+    if (typeof sha256 === 'string') {
+      // Compared digit by digit: no hex string is made for the stored digest.
+      if (sha256.length !== DIGEST * 2) return false;
+      for (let k = 0; k < DIGEST; k++) {
+        const hi = hexValue(sha256.charCodeAt(2 * k));
+        const lo = hexValue(sha256.charCodeAt(2 * k + 1));
+        if (hi < 0 || lo < 0 || d[at + k] !== hi * 16 + lo) return false;
+      }
+      return true;
+    }
+    if (sha256.length !== DIGEST) return false;
     for (let k = 0; k < DIGEST; k++) if (d[at + k] !== sha256[k]) return false;
     return true;
+  }
+
+  /** Size of a listed file; undefined when it is not listed. */
+  sizeOf(relPath: string): number | undefined {
+    const i = this.slot(relPath);
+    return i === undefined ? undefined : this.sizes[i];
+  }
+
+  /**
+   * The hash of a listed file as set() takes it, without a hex string: a view of the raw digest
+   * (valid until the next set or reserve) or the odd hash as given; undefined when not listed.
+   */
+  hashOf(relPath: string): Uint8Array | string | undefined {
+    const i = this.slot(relPath);
+    if (i === undefined) return undefined;
+    return this.odd.get(i) ?? this.digests.subarray(i * DIGEST, (i + 1) * DIGEST);
+  }
+
+  /** How many listed files are changed (written) rather than kept. */
+  changedCount(): number {
+    return this.changedFiles;
+  }
+
+  /** Records why a staged file's bytes are wrong for its kind; verify reports the first one. */
+  addProblem(relPath: string, problem: string): void {
+    if (!this.problemsByPath.has(relPath)) this.problemsByPath.set(relPath, problem);
+  }
+
+  /** Problems recorded by addProblem, in the order they were found. */
+  problems(): IterableIterator<[string, string]> {
+    return this.problemsByPath.entries();
+  }
+
+  /**
+   * A dense number for each listed file, below slotCount(), or -1: lets verify keep its own
+   * "seen" bits in a Uint8Array instead of marking this table.
+   */
+  slotOf(relPath: string): number {
+    return this.slot(relPath) ?? -1;
+  }
+
+  /** Upper bound (exclusive) of slotOf(); includes reserved paths, which are never listed. */
+  slotCount(): number {
+    return this.count;
+  }
+
+  /** Size of a listed file by its slotOf() number. */
+  sizeAt(slot: number): number {
+    return this.sizes[slot]!;
+  }
+
+  /** The listed paths whose slot is not set in `seen`, in insertion order. */
+  *unseen(seen: Uint8Array): IterableIterator<string> {
+    for (const [relPath, i] of this.index) if ((this.flags[i]! & PENDING) === 0 && seen[i] === 0) yield relPath;
   }
 
   /** Marks a file (verify uses it for "seen on disk"); false when it is not listed. */

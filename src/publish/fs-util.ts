@@ -1,6 +1,7 @@
 // Small file-system helpers shared by staging, verify and swap.
 
 import { createHash } from 'node:crypto';
+import { readdir as readdirCb, rmdir as rmdirCb, unlink as unlinkCb } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -84,4 +85,95 @@ export class Limiter {
       this.active--;
     }
   }
+}
+
+/**
+ * rm -rf for a tree of plain files and folders, with fewer system calls than fs.rm: one listing
+ * per folder (entry types come with it, where rm lstats every entry), one unlink per file, one
+ * rmdir per folder (rm tries each folder's rmdir before and after emptying it). The calls go to the
+ * thread pool, up to `limit` at once, through the callback API (no promise per call): on a
+ * journaling file system each unlink or rmdir may wait for the journal, and one at a time
+ * (synchronous calls) took six times as long in wall time. Memory stays small (rm -r held 640 MB
+ * for 300,000 files): files are unlinked before more folders are listed, depth first, and a folder
+ * is removed as soon as its last entry is, so only the folders being emptied are remembered.
+ * A missing root is not an error.
+ */
+export function removeTree(root: string, limit = 16): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    // A folder being emptied: its entries not yet removed (+1 while it is being listed).
+    interface Folder {
+      path: string;
+      parent: Folder | undefined;
+      left: number;
+    }
+    const files: Array<{ path: string; folder: Folder | undefined }> = [];
+    const toList: Folder[] = [{ path: root, parent: undefined, left: 1 }];
+    const toRemove: Folder[] = [];
+    let running = 0;
+    let failed = false;
+    const settled = (error: NodeJS.ErrnoException | null): boolean => {
+      running--;
+      if (error && error.code !== 'ENOENT' && !failed) {
+        failed = true;
+        reject(error);
+      }
+      return !failed;
+    };
+    // One entry of `folder` is gone; an empty folder is removed next.
+    const entryGone = (folder: Folder | undefined): void => {
+      if (folder === undefined) resolve();
+      else if (--folder.left === 0) toRemove.push(folder);
+    };
+
+    const pump = (): void => {
+      while (!failed && running < limit) {
+        const empty = toRemove.pop();
+        if (empty !== undefined) {
+          running++;
+          rmdirCb(empty.path, (error) => {
+            if (!settled(error)) return;
+            entryGone(empty.parent);
+            pump();
+          });
+          continue;
+        }
+        const file = files.pop();
+        if (file !== undefined) {
+          running++;
+          unlinkCb(file.path, (error) => {
+            if (!settled(error)) return;
+            entryGone(file.folder);
+            pump();
+          });
+          continue;
+        }
+        const folder = toList.pop();
+        if (folder === undefined) return;
+        running++;
+        readdirCb(folder.path, { withFileTypes: true }, (error, entries) => {
+          if (error?.code === 'ENOTDIR' && folder.parent === undefined) {
+            // The root is a file.
+            running--;
+            files.push({ path: root, folder: undefined });
+            pump();
+            return;
+          }
+          if (!settled(error)) return;
+          if (error) {
+            entryGone(folder.parent); // ENOENT: already gone
+          } else {
+            folder.left += entries.length;
+            for (const entry of entries) {
+              const abs = path.join(folder.path, entry.name);
+              if (entry.isDirectory()) toList.push({ path: abs, parent: folder, left: 1 });
+              else files.push({ path: abs, folder });
+            }
+            entryGone(folder); // the listing itself is done
+          }
+          pump();
+        });
+      }
+    };
+    pump();
+  });
 }

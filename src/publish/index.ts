@@ -14,7 +14,7 @@
 
 import { paths } from '../paths.js';
 import { renderHeaders } from './headers.js';
-import { renderManifestBytes } from './manifest.js';
+import { manifestChunks } from './manifest.js';
 import type { Staging } from './staging.js';
 
 export { contentTypeFor, type FileKind, isMirrorPath, kindOf } from './content-types.js';
@@ -29,6 +29,7 @@ export {
   readManifest,
   readManifestSummary,
   renderManifest,
+  manifestChunks,
   renderManifestBytes,
   scanManifest,
   type ManifestConsumer,
@@ -37,7 +38,8 @@ export {
 export { assertSafeRelPath } from './rel-path.js';
 export { assertReplaceable, createStaging, discard, type StagedFile, type Staging, type StagingOptions } from './staging.js';
 export { publish, type PublishOptions, type PublishResult, recover, type SwapStep } from './swap.js';
-export { contentProblem, icalProblem, verifyStaging } from './verify.js';
+export { contentProblem, icalProblem } from './content-check.js';
+export { verifyStaging, type VerifyOptions } from './verify.js';
 export { xmlProblem } from './xml-check.js';
 
 /** Write _headers, then manifest.json listing every staged file; call after all other files are written. */
@@ -47,5 +49,6 @@ export async function writeSiteMeta(
   meta: { generator: string },
 ): Promise<void> {
   await staging.write(paths.headers(), renderHeaders());
-  await staging.write(paths.manifest(), renderManifestBytes(staging.files(), calendars, meta));
+  // Streamed from the table in 64 KB pieces: at 100,000 events the manifest is 75 MB.
+  await staging.writeChunks(paths.manifest(), manifestChunks(staging.files(), calendars, meta));
 }

@@ -25,10 +25,15 @@ function pathProblem(relPath: string): string | undefined {
   if (relPath.length > MAX_PATH) return `it is longer than ${MAX_PATH} characters`;
   if (relPath.startsWith('/')) return 'it is absolute';
   if (UNSAFE_CHAR.test(relPath)) return 'it contains a backslash, colon, NUL or control character';
-  for (const segment of relPath.split('/')) {
-    if (segment === '') return 'it has an empty segment';
-    if (segment === '.' || segment === '..') return `it has a '${segment}' segment`;
-    if (segment.length > 255) return 'a segment is longer than 255 characters';
+  // Segment by segment without split(): every output file passes here (300,000 at 100,000 events).
+  for (let start = 0; start <= relPath.length; ) {
+    let end = relPath.indexOf('/', start);
+    if (end < 0) end = relPath.length;
+    const length = end - start;
+    if (length === 0) return 'it has an empty segment';
+    if (length <= 2 && relPath.charCodeAt(start) === 46 && relPath.charCodeAt(end - 1) === 46) return `it has a '${relPath.slice(start, end)}' segment`;
+    if (length > 255) return 'a segment is longer than 255 characters';
+    start = end + 1;
   }
   return undefined;
 }

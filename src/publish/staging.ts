@@ -4,14 +4,28 @@
 // and mtime of --out and a CDN sync uploads nothing.
 // Only sizes and hashes stay in memory, never contents: builds reach 100,000+ files.
 
-import { constants, linkSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { copyFile, link, lstat, mkdir, open, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { copyFile, lstat, mkdir, readdir, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError, ConfigError } from '../errors.js';
 import { paths } from '../paths.js';
+import { checkOnWrite, chunkCheckFor, type ChunkCheck } from './content-check.js';
 import { FileTable } from './file-table.js';
-import { errno, Limiter, sha256, sha256Digest } from './fs-util.js';
+import { errno, Limiter, sha256Digest } from './fs-util.js';
 import { scanManifest } from './manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
 import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
@@ -30,6 +44,14 @@ export interface Staging {
   readonly outDir: string;
   /** Write a file; identical published bytes are hard-linked instead, keeping bytes and mtime. */
   write(relPath: string, data: string | Uint8Array): Promise<void>;
+  /**
+   * Write a file from chunks as they arrive (strings are UTF-8; a surrogate pair split between two
+   * string chunks is joined), in writes of about 64 KB, hashing on the fly: a file of any size is
+   * never held whole. Same claims, content checks and unchanged-file rule as write(): when the
+   * bytes equal the published copy, the staged file becomes a hard link to it (bytes and mtime
+   * kept). If the chunks throw, the partial file is removed and the path stays claimed.
+   */
+  writeChunks(relPath: string, chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): Promise<void>;
   /** Keep the published file at relPath as it is (e.g. after an HTTP 304). */
   keep(relPath: string): Promise<void>;
   /** Everything staged so far: path -> { bytes, sha256, changed }. */
@@ -70,6 +92,15 @@ export async function discard(staging: Staging): Promise<void> {
   if (staging instanceof DirStaging) staging.close();
   await rm(staging.dir, { recursive: true, force: true });
   liveStagings.delete(staging.dir);
+}
+
+/**
+ * The files --out's manifest listed when the staging started (the same table it compares new
+ * files with), or undefined when there was no readable manifest: publish counts removed files
+ * from it instead of reading the manifest a second time.
+ */
+export async function publishedFiles(staging: Staging): Promise<ReadonlyMap<string, unknown> | undefined> {
+  return staging instanceof DirStaging ? staging.publishedListing() : undefined;
 }
 
 /** Mark a staging as used up (it has become outDir): later writes throw. */
@@ -117,6 +148,9 @@ export async function assertReplaceable(outDir: string): Promise<void> {
   );
 }
 
+/** Folder separator is '/': output paths (checked by assertSafeRelPath) join by concatenation. */
+const SLASH = path.sep === '/';
+
 class DirStaging implements Staging {
   // Per file: a slot in a compact table (the path string is the caller's; see FileTable), taken
   // when the path is claimed and listed once its bytes are staged.
@@ -128,12 +162,19 @@ class DirStaging implements Staging {
   // Keys are the paths themselves when already lower case, so no path is copied.
   private readonly upperClaims = new Map<string, string>();
   private readonly folderClaims = new Map<string, string>();
-  // Folders claimed but not yet made in staging (null), or being made (their mkdir).
-  private readonly dirsToMake = new Map<string, Promise<void> | null>();
-  private readonly io = new Limiter(32);
+  // Folders claimed but not yet made in staging. A folder leaves the set once made, so a folder
+  // not in it exists: each is made with one plain mkdir, parents first, never mkdir -p.
+  private readonly dirsToMake = new Set<string>();
+  // Paths isPublished() found listed and on disk with their listed size, so the keep() that
+  // follows does not lstat the published file a second time. Emptied as the paths are claimed.
+  private readonly checkedPublished = new Set<string>();
+  // Only the copy fallback (no hard links) is asynchronous; everything else is synchronous.
+  private readonly copies = new Limiter(32);
   private closed = false;
   private warnedCopy = false;
   private published: Promise<PublishedIndex> | undefined;
+  private index: PublishedIndex | undefined;
+  private indexFromManifest = false;
 
   constructor(
     readonly dir: string,
@@ -147,63 +188,48 @@ class DirStaging implements Staging {
 
   async write(relPath: string, data: string | Uint8Array): Promise<void> {
     const folder = this.claim(relPath);
-    // A large string (the combined calendar.ics, the manifest: 100 MB at 100,000 events) is hashed,
-    // compared and written a slice at a time instead of as one Buffer copy of the whole text.
-    const bytes = typeof data !== 'string' ? data : data.length < BIG_STRING ? Buffer.from(data, 'utf8') : new BigText(data);
-    const hash = bytes instanceof BigText ? bytes.digest() : sha256Digest(bytes);
-    const size = bytes instanceof BigText ? bytes.size : bytes.length;
-    const target = this.stagedPath(relPath);
-    const published = path.join(this.outDir, relPath);
-    const index = await this.publishedIndex();
-    const changed = await this.io.run(async () => {
-      await this.ensureDir(folder);
-      // The manifest does not list itself: compare its bytes.
-      const same =
-        index === 'unknown' || relPath === paths.manifest()
-          ? await sameBytes(published, bytes)
-          : await listedSame(index, relPath, published, size, hash);
-      if (same) {
-        await this.linkOrCopy(published, target);
-        return false;
-      }
-      if (bytes instanceof BigText) await bytes.writeNew(target);
-      // Synchronous on purpose, like the mkdir, link and lstat calls of this class: a build writes
-      // three small files per event, and the promise API's thread-pool round trips (open, write,
-      // close) cost several times the write itself; the profile showed a quarter of all CPU there.
-      else writeFileSync(target, bytes, { flag: 'wx' });
-      return true;
-    });
-    this.staged.set(relPath, size, hash, changed);
+    // A large string (a combined calendar.ics: 100 MB at 100,000 events) is streamed a slice at a
+    // time instead of made into one Buffer copy of the whole text.
+    if (typeof data === 'string' && data.length >= BIG_STRING) return this.stream(relPath, folder, slicesOf(data), false);
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    const index = this.index ?? (await this.publishedIndex());
+    await this.commit(relPath, folder, bytes, index);
+  }
+
+  async writeChunks(relPath: string, chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): Promise<void> {
+    const folder = this.claim(relPath);
+    await this.stream(relPath, folder, chunks, Symbol.asyncIterator in chunks);
   }
 
   async keep(relPath: string): Promise<void> {
+    const checked = this.checkedPublished.delete(relPath);
     const folder = this.claim(relPath);
     const target = this.stagedPath(relPath);
-    const published = path.join(this.outDir, relPath);
-    const index = await this.publishedIndex();
-    const info = await this.io.run(async () => {
-      const listed = index === 'unknown' ? undefined : index.get(relPath);
-      if (listed !== undefined && (await listedSame(index as PublishedTable, relPath, published, listed.bytes, listed.sha256))) {
-        await this.ensureDir(folder);
-        await this.linkOrCopy(published, target);
-        return { bytes: listed.bytes, sha256: listed.sha256, changed: false };
-      }
-      let bytes: Buffer;
-      try {
-        bytes = await readFile(published);
-      } catch (error) {
-        throw new CalfeedError(
-          'BUILD',
-          `Cannot keep ${relPath} unchanged: the published copy in ${this.outDir} is missing or unreadable (${errno(error) ?? String(error)}). ` +
-            'Delete the cache folder (--cache-dir) to force a full build.',
-          { cause: error },
-        );
-      }
-      await this.ensureDir(folder);
-      await this.linkOrCopy(published, target);
-      return { bytes: bytes.length, sha256: sha256(bytes), changed: false };
-    });
-    this.staged.set(relPath, info.bytes, info.sha256, false);
+    const published = this.publishedPath(relPath);
+    const index = this.index ?? (await this.publishedIndex());
+    const size = index === 'unknown' ? undefined : index.sizeOf(relPath);
+    if (size !== undefined && (checked || publishedSize(published) === size)) {
+      this.ensureDir(folder);
+      const copying = this.linkOrCopy(published, target);
+      if (copying) await copying;
+      this.staged.set(relPath, size, (index as PublishedTable).hashOf(relPath)!, false);
+      return;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(published);
+    } catch (error) {
+      throw new CalfeedError(
+        'BUILD',
+        `Cannot keep ${relPath} unchanged: the published copy in ${this.outDir} is missing or unreadable (${errno(error) ?? String(error)}). ` +
+          'Delete the cache folder (--cache-dir) to force a full build.',
+        { cause: error },
+      );
+    }
+    this.ensureDir(folder);
+    const copying = this.linkOrCopy(published, target);
+    if (copying) await copying;
+    this.staged.set(relPath, bytes.length, sha256Digest(bytes), false);
   }
 
   files(): FileTable {
@@ -212,9 +238,10 @@ class DirStaging implements Staging {
 
   async readPublished(relPath: string): Promise<Buffer | undefined> {
     assertSafeRelPath(relPath);
-    const from = this.staged.has(relPath) ? this.dir : this.outDir;
+    // Synchronous, like the writes: these are mirror files of a few KB, read once each, and the
+    // promise API's open/stat/read/close round trips cost more than the read.
     try {
-      return await readFile(path.join(from, relPath));
+      return readFileSync(this.staged.has(relPath) ? this.stagedPath(relPath) : this.publishedPath(relPath));
     } catch (error) {
       const code = errno(error);
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;
@@ -223,33 +250,160 @@ class DirStaging implements Staging {
   }
 
   async isPublished(relPath: string): Promise<boolean> {
-    const index = await this.publishedIndex();
+    const index = this.index ?? (await this.publishedIndex());
     if (index === 'unknown') return false;
-    const listed = index.get(relPath);
-    return listed !== undefined && listedSame(index, relPath, path.join(this.outDir, relPath), listed.bytes, listed.sha256);
+    const size = index.sizeOf(relPath);
+    if (size === undefined || publishedSize(path.join(this.outDir, relPath)) !== size) return false;
+    this.checkedPublished.add(relPath);
+    return true;
+  }
+
+  /** See publishedFiles(). */
+  async publishedListing(): Promise<PublishedTable | undefined> {
+    const index = this.index ?? (await this.publishedIndex());
+    return index !== 'unknown' && this.indexFromManifest ? index : undefined;
   }
 
   // What --out holds, from its manifest.json, read once: comparing a new file's hash with the
   // manifest costs nothing, where reading every published file back cost a read per output file
-  // (300,000 reads at 100,000 events). verify() re-hashes every staged file before publishing, so
-  // a published file edited by hand cannot slip through as "unchanged".
+  // (300,000 reads at 100,000 events). A kept file is trusted on its listed hash and its size on
+  // disk (a file edited by hand to another size is read and hashed instead).
   private publishedIndex(): Promise<PublishedIndex> {
-    this.published ??= readPublishedIndex(this.outDir);
+    this.published ??= readPublishedIndex(this.outDir).then(({ index, fromManifest }) => {
+      this.index = index;
+      this.indexFromManifest = fromManifest;
+      return index;
+    });
     return this.published;
   }
 
   private stagedPath(relPath: string): string {
-    return path.join(this.dir, ...relPath.split('/'));
+    return SLASH ? `${this.dir}/${relPath}` : path.join(this.dir, ...relPath.split('/'));
+  }
+
+  private publishedPath(relPath: string): string {
+    return SLASH ? `${this.outDir}/${relPath}` : path.join(this.outDir, ...relPath.split('/'));
+  }
+
+  // Stage bytes held whole: a hard link when the published copy has them, else a new file. All
+  // synchronous but the copy fallback: a build writes three small files per event, and the
+  // promise API's thread-pool round trips (open, write, close) cost several times the write
+  // itself; the profile showed a quarter of all CPU there.
+  private async commit(relPath: string, folder: string, bytes: Uint8Array, index: PublishedIndex): Promise<void> {
+    const hash = sha256Digest(bytes);
+    const target = this.stagedPath(relPath);
+    const published = this.publishedPath(relPath);
+    this.ensureDir(folder);
+    // The manifest does not list itself: compare its bytes.
+    const same =
+      index === 'unknown' || relPath === paths.manifest() ? sameBytes(published, bytes) : listedSame(index, relPath, published, bytes.length, hash);
+    if (same) {
+      const copying = this.linkOrCopy(published, target);
+      if (copying) await copying;
+    } else {
+      writeFileSync(target, bytes, { flag: 'wx' });
+      // Checked here, on the bytes in hand, so verify never reads the file back.
+      const problem = checkOnWrite(relPath, bytes);
+      if (problem !== undefined) this.staged.addProblem(relPath, problem);
+    }
+    this.staged.set(relPath, bytes.length, hash, !same);
+  }
+
+  private async stream(relPath: string, folder: string, chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>, isAsync: boolean): Promise<void> {
+    const index = this.index ?? (await this.publishedIndex());
+    const compare = index === 'unknown' || relPath === paths.manifest();
+    // Bytes gather in `block`; the file is opened when the first block is full, so a small file
+    // goes the way of write() (one writeFileSync, or a link) and never has a handle open.
+    const block = Buffer.allocUnsafe(BLOCK);
+    let fill = 0;
+    let file: StreamedFile | undefined;
+    const open = (): StreamedFile => {
+      this.assertOpen(relPath);
+      this.ensureDir(folder);
+      return new StreamedFile(this.stagedPath(relPath), compare ? this.publishedPath(relPath) : undefined, chunkCheckFor(relPath));
+    };
+    const push = (bytes: Uint8Array): void => {
+      let from = 0;
+      while (from < bytes.length) {
+        if (fill === 0 && bytes.length - from >= BLOCK) {
+          file ??= open();
+          file.write(from === 0 ? bytes : bytes.subarray(from));
+          return;
+        }
+        const n = Math.min(BLOCK - fill, bytes.length - from);
+        block.set(n === bytes.length ? bytes : bytes.subarray(from, from + n), fill);
+        fill += n;
+        from += n;
+        if (fill === BLOCK) {
+          this.options.signal?.throwIfAborted();
+          file ??= open();
+          file.write(block);
+          fill = 0;
+        }
+      }
+    };
+    // A high surrogate ending a string chunk waits for the next chunk, so a pair split between two
+    // strings becomes the same 4 bytes as in the joined string (alone, it becomes U+FFFD as usual).
+    let held = '';
+    const add = (chunk: string | Uint8Array): void => {
+      if (typeof chunk !== 'string') {
+        if (held !== '') push(Buffer.from(held, 'utf8'));
+        held = '';
+        push(chunk);
+        return;
+      }
+      let text = held === '' ? chunk : held + chunk;
+      held = '';
+      const last = text.charCodeAt(text.length - 1);
+      if (last >= 0xd800 && last <= 0xdbff) {
+        held = text.slice(-1);
+        text = text.slice(0, -1);
+      }
+      if (text !== '') push(Buffer.from(text, 'utf8'));
+    };
+    try {
+      if (isAsync) for await (const chunk of chunks as AsyncIterable<string | Uint8Array>) add(chunk);
+      else for (const chunk of chunks as Iterable<string | Uint8Array>) add(chunk);
+      if (held !== '') push(Buffer.from(held, 'utf8'));
+      if (file === undefined) {
+        await this.commit(relPath, folder, block.subarray(0, fill), index);
+        return;
+      }
+      if (fill > 0) file.write(block.subarray(0, fill));
+      file.close();
+    } catch (error) {
+      file?.abandon();
+      throw error;
+    }
+
+    const { size, hash } = file;
+    const target = this.stagedPath(relPath);
+    const published = this.publishedPath(relPath);
+    const same = compare ? file.sameAsPublished() : listedSame(index as PublishedTable, relPath, published, size, hash);
+    if (same) {
+      unlinkSync(target);
+      const copying = this.linkOrCopy(published, target);
+      if (copying) await copying;
+    } else {
+      const problem = file.check?.finish(() => readFileSync(target));
+      if (problem !== undefined) this.staged.addProblem(relPath, problem);
+    }
+    this.staged.set(relPath, size, hash, !same);
+  }
+
+  private assertOpen(relPath: string): void {
+    if (this.closed) {
+      throw new CalfeedError('BUILD', `Cannot write ${relPath}: this staging folder was already published or discarded.`);
+    }
   }
 
   // Synchronous on purpose: the claim must be taken before the first await, so two concurrent
   // writes of one path cannot both pass the check. Returns the file's folder ('' for the top).
   private claim(relPath: string): string {
-    if (this.closed) {
-      throw new CalfeedError('BUILD', `Cannot write ${relPath}: this staging folder was already published or discarded.`);
-    }
+    this.assertOpen(relPath);
     this.options.signal?.throwIfAborted();
     assertSafeRelPath(relPath);
+    this.checkedPublished.delete(relPath);
     const slash = relPath.lastIndexOf('/');
     const folder = slash < 0 ? '' : relPath.slice(0, slash);
     // Folders are claimed top down; a folder claimed under this exact spelling had all of its
@@ -269,7 +423,7 @@ class DirStaging implements Staging {
       const by = this.folderClaims.get(key);
       if (by === undefined) {
         this.folderClaims.set(key, relPath);
-        this.dirsToMake.set(f, null);
+        this.dirsToMake.add(f);
       } else if (!isFolderOf(f, by)) throw collision(relPath, by);
     }
     const key = lowerKey(relPath);
@@ -285,24 +439,29 @@ class DirStaging implements Staging {
     return this.staged.claimed(key) ? key : this.upperClaims.get(key);
   }
 
-  private async ensureDir(folder: string): Promise<void> {
-    const state = this.dirsToMake.get(folder);
-    if (state === undefined) return; // made already (or '', the staging folder itself)
-    if (state !== null) return state;
-    try {
-      mkdirSync(path.join(this.dir, ...folder.split('/')), { recursive: true });
-    } catch (error) {
-      this.dirsToMake.set(folder, null);
-      throw error;
+  // Every folder on the way was claimed (and so is in dirsToMake until made): make the missing
+  // ones top down, each with a plain mkdir whose parent is known to exist.
+  private ensureDir(folder: string): void {
+    if (!this.dirsToMake.has(folder)) return; // made already (or '', the staging folder itself)
+    const missing: string[] = [];
+    for (let f = folder; f !== '' && this.dirsToMake.has(f); f = f.slice(0, Math.max(0, f.lastIndexOf('/')))) missing.push(f);
+    for (let i = missing.length - 1; i >= 0; i--) {
+      const f = missing[i]!;
+      try {
+        mkdirSync(this.stagedPath(f));
+      } catch (error) {
+        if (errno(error) !== 'EEXIST') throw error;
+      }
+      this.dirsToMake.delete(f);
     }
-    // mkdir -p made every folder above it too.
-    for (let f = folder; f !== ''; f = f.slice(0, Math.max(0, f.lastIndexOf('/')))) this.dirsToMake.delete(f);
   }
 
-  private async linkOrCopy(published: string, target: string): Promise<void> {
+  // A hard link, synchronously; undefined when done. Without hard links: a copy with the old
+  // mtime, returned as a promise.
+  private linkOrCopy(published: string, target: string): Promise<void> | undefined {
     try {
       linkSync(published, target);
-      return;
+      return undefined;
     } catch (error) {
       if (errno(error) === 'EEXIST') throw error;
       if (!this.warnedCopy) {
@@ -312,9 +471,11 @@ class DirStaging implements Staging {
         );
       }
     }
-    const info = await stat(published);
-    await copyFile(published, target, constants.COPYFILE_EXCL);
-    await utimes(target, info.atime, info.mtime);
+    return this.copies.run(async () => {
+      const info = await stat(published);
+      await copyFile(published, target, constants.COPYFILE_EXCL);
+      await utimes(target, info.atime, info.mtime);
+    });
   }
 }
 
@@ -344,42 +505,43 @@ function collision(relPath: string, other: string): CalfeedError {
 type PublishedTable = FileTable;
 type PublishedIndex = PublishedTable | 'unknown';
 
-async function readPublishedIndex(outDir: string): Promise<PublishedIndex> {
+async function readPublishedIndex(outDir: string): Promise<{ index: PublishedIndex; fromManifest: boolean }> {
   try {
     const { result } = await scanManifest(path.join(outDir, paths.manifest()), () => {
       const table = new FileTable();
       return { add: (f) => table.set(f.path, f.bytes, f.sha256), done: () => table };
     });
-    return result;
+    return { index: result, fromManifest: true };
   } catch (error) {
     // No manifest: assertReplaceable() allows that only for a missing or (dot-files only) empty
     // --out, so no output file is published yet.
-    if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return new FileTable();
-    return 'unknown'; // unreadable or damaged: fall back to comparing bytes
+    if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return { index: new FileTable(), fromManifest: false };
+    return { index: 'unknown', fromManifest: false }; // unreadable or damaged: fall back to comparing bytes
+  }
+}
+
+/** Size of a regular file (lstat: a symlink does not count), or -1 when it is missing or not one. */
+function publishedSize(file: string): number {
+  try {
+    const info = lstatSync(file);
+    return info.isFile() ? info.size : -1;
+  } catch (error) {
+    const code = errno(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return -1;
+    throw error;
   }
 }
 
 // Listed in the manifest with this hash, and still on disk with that size (not deleted by hand).
-async function listedSame(index: PublishedTable, relPath: string, published: string, size: number, hash: string | Uint8Array): Promise<boolean> {
-  if (!index.matches(relPath, size, hash)) return false;
-  try {
-    const info = lstatSync(published);
-    return info.isFile() && info.size === size;
-  } catch (error) {
-    const code = errno(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    throw error;
-  }
+function listedSame(index: PublishedTable, relPath: string, published: string, size: number, hash: string | Uint8Array): boolean {
+  return index.matches(relPath, size, hash) && publishedSize(published) === size;
 }
 
 // Compare with the published copy without reading it unless the sizes match.
-async function sameBytes(published: string, bytes: Uint8Array | BigText): Promise<boolean> {
+function sameBytes(published: string, bytes: Uint8Array): boolean {
+  if (publishedSize(published) !== bytes.length) return false;
   try {
-    const info = await lstat(published);
-    const size = bytes instanceof BigText ? bytes.size : bytes.length;
-    if (!info.isFile() || info.size !== size) return false;
-    if (bytes instanceof BigText) return await bytes.equalsFile(published);
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(await readFile(published));
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(readFileSync(published));
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
@@ -387,57 +549,120 @@ async function sameBytes(published: string, bytes: Uint8Array | BigText): Promis
   }
 }
 
-/** Strings this long (UTF-16 code units) are handled in slices; shorter ones as one Buffer. */
+/** Staged files are written in blocks of this size. */
+const BLOCK = 1 << 16;
+/** Strings this long (UTF-16 code units) are streamed in slices; shorter ones become one Buffer. */
 const BIG_STRING = 4 << 20;
 const SLICE = 1 << 20;
 
-/** A large text as UTF-8, one slice at a time: its size, its SHA-256, writing it, comparing it. */
-class BigText {
-  readonly size: number;
-  constructor(private readonly text: string) {
-    this.size = Buffer.byteLength(text, 'utf8');
-  }
+/** A large string in slices of SLICE code units (writeChunks rejoins a pair cut in two). */
+function* slicesOf(text: string): Generator<string> {
+  for (let from = 0; from < text.length; from += SLICE) yield text.slice(from, from + SLICE);
+}
 
-  /** UTF-8 slices; a cut never falls inside a surrogate pair, so the bytes equal Buffer.from(text). */
-  *slices(): Generator<Buffer> {
-    const text = this.text;
-    for (let from = 0; from < text.length; ) {
-      let to = Math.min(text.length, from + SLICE);
-      const last = text.charCodeAt(to - 1);
-      if (to < text.length && last >= 0xd800 && last <= 0xdbff) to--;
-      yield Buffer.from(text.slice(from, to), 'utf8');
-      from = to;
-    }
-  }
+/**
+ * A staged file being written block by block: its size and SHA-256 so far, the content check fed
+ * the same bytes, and (when there is no manifest to trust) a running comparison with the
+ * published copy, read alongside, so an unchanged file is never read back afterwards.
+ */
+class StreamedFile {
+  size = 0;
+  private readonly hasher: Hash = createHash('sha256');
+  private digest: Buffer | undefined;
+  private fd: number | undefined;
+  // The published copy, open while it still equals what was written; -1 once it differs (or is
+  // absent, or closed). `matching` stays true after close() if every byte matched.
+  private published = -1;
+  private publishedBytes = 0;
+  private matching = false;
+  private scratch: Buffer | undefined;
 
-  digest(): Buffer {
-    const hash = createHash('sha256');
-    for (const slice of this.slices()) hash.update(slice);
-    return hash.digest();
-  }
-
-  async writeNew(target: string): Promise<void> {
-    const handle = await open(target, 'wx');
+  constructor(
+    private readonly target: string,
+    published: string | undefined,
+    readonly check: ChunkCheck | undefined,
+  ) {
+    this.fd = openSync(target, 'wx');
+    if (published === undefined) return;
     try {
-      for (const slice of this.slices()) await handle.write(slice);
-    } finally {
-      await handle.close();
-    }
-  }
-
-  async equalsFile(file: string): Promise<boolean> {
-    const handle = await open(file, 'r');
-    try {
-      let position = 0;
-      for (const slice of this.slices()) {
-        const read = Buffer.allocUnsafe(slice.length);
-        const { bytesRead } = await handle.read(read, 0, slice.length, position);
-        if (bytesRead !== slice.length || !read.equals(slice)) return false;
-        position += bytesRead;
+      const fd = openSync(published, 'r');
+      const info = fstatSync(fd);
+      if (info.isFile()) {
+        this.published = fd;
+        this.publishedBytes = info.size;
+        this.matching = true;
+      } else closeSync(fd);
+    } catch (error) {
+      const code = errno(error);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') {
+        this.abandon();
+        throw error;
       }
-      return position === this.size;
-    } finally {
-      await handle.close();
     }
+  }
+
+  get hash(): Buffer {
+    this.digest ??= this.hasher.digest();
+    return this.digest;
+  }
+
+  write(bytes: Uint8Array): void {
+    this.hasher.update(bytes);
+    this.check?.push(bytes);
+    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at, bytes.length - at);
+    if (this.published >= 0) this.compare(bytes);
+    this.size += bytes.length;
+  }
+
+  /** Whether every byte written equals the published copy, which has no more bytes. */
+  sameAsPublished(): boolean {
+    return this.matching && this.publishedBytes === this.size;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    this.dropPublished();
+  }
+
+  /** After a failure: close everything and remove the partial file. */
+  abandon(): void {
+    try {
+      this.close();
+    } catch {
+      // already failing
+    }
+    try {
+      unlinkSync(this.target);
+    } catch {
+      // already gone
+    }
+  }
+
+  private compare(bytes: Uint8Array): void {
+    if (this.size + bytes.length > this.publishedBytes) return this.differs();
+    this.scratch ??= Buffer.allocUnsafe(BLOCK);
+    const scratch = this.scratch;
+    for (let done = 0; done < bytes.length; ) {
+      const want = Math.min(scratch.length, bytes.length - done);
+      let got = 0;
+      while (got < want) {
+        const n = readSync(this.published, scratch, got, want - got, this.size + done + got);
+        if (n === 0) return this.differs();
+        got += n;
+      }
+      if (!scratch.subarray(0, want).equals(bytes.subarray(done, done + want))) return this.differs();
+      done += want;
+    }
+  }
+
+  private differs(): void {
+    this.matching = false;
+    this.dropPublished();
+  }
+
+  private dropPublished(): void {
+    if (this.published >= 0) closeSync(this.published);
+    this.published = -1;
   }
 }

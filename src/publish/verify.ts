@@ -1,18 +1,23 @@
 // The last check before publishing: what subscribers would get must parse, and the manifest must
 // describe exactly the files on disk. A failure here leaves --out untouched.
+//
+// Given staging's own table (publish always passes it), nothing is read back: the content checks
+// ran on each file's bytes as it was staged (content-check.ts) and their problems wait in the
+// table; the manifest is read and compared with the table entry by entry; the folder is walked
+// once, each file lstat'ed for its size. Without it (a folder checked on its own), every file is
+// read, hashed and checked.
 
-import { isUtf8 } from 'node:buffer';
+import { lstatSync, readdirSync } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
-import { isJsonPath, isXmlPath, kindOf } from './content-types.js';
-import { Limiter, sha256, walkFiles } from './fs-util.js';
+import { contentProblem } from './content-check.js';
+import { sha256, walkFiles } from './fs-util.js';
 import { FileTable } from './file-table.js';
 import { scanManifest } from './manifest.js';
-import { xmlProblem } from './xml-check.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+export { contentProblem, icalProblem } from './content-check.js';
 
 function failure(relPath: string, problem: string): CalfeedError {
   return new CalfeedError(
@@ -24,16 +29,101 @@ function failure(relPath: string, problem: string): CalfeedError {
 
 export interface VerifyOptions {
   /**
-   * What staging recorded per file. Files it kept unchanged (hard links to the published copy,
-   * matched by SHA-256 and size against the published manifest when staged, and checked when they
-   * were first published) are checked
-   * by size only, so an unchanged rebuild does not re-read the whole site.
+   * What staging recorded per file. Staging's own table (a FileTable, what Staging.files()
+   * returns) carries the content problems found as files were staged, and its sizes and hashes
+   * come from the bytes staging wrote: the folder is then checked against it without reading any
+   * file but the manifest. Any other map: files it lists as kept unchanged (hard links to the
+   * published copy) are checked by size only, every other file is read, hashed and checked.
    */
   staged?: ReadonlyMap<string, { bytes: number; sha256: string; changed: boolean }>;
 }
 
 /** Check a staged folder before publishing; throws CalfeedError('BUILD') naming the first bad file. */
 export async function verifyStaging(dir: string, options: VerifyOptions = {}): Promise<void> {
+  const staged = options.staged;
+  if (staged instanceof FileTable) return verifyAgainstTable(dir, staged);
+  return verifyByReading(dir, staged);
+}
+
+async function verifyAgainstTable(dir: string, table: FileTable): Promise<void> {
+  const manifestRel = paths.manifest();
+  for (const [relPath, problem] of table.problems()) throw failure(relPath, problem);
+
+  // The manifest, an entry at a time, against the table: the same files with the same sizes and
+  // hashes. `listed` marks each table slot the manifest names.
+  let listed: Uint8Array;
+  let problem: CalfeedError | undefined;
+  try {
+    ({ result: listed } = await scanManifest(path.join(dir, manifestRel), () => {
+      const seen = new Uint8Array(table.slotCount());
+      let twice: string | undefined;
+      let wrong: CalfeedError | undefined;
+      return {
+        add: (entry) => {
+          if (wrong !== undefined || twice !== undefined) return;
+          const slot = entry.path === manifestRel ? -1 : table.slotOf(entry.path);
+          if (slot < 0) {
+            wrong = failure(entry.path, `it is listed in ${manifestRel} but was never staged`);
+          } else if (seen[slot] === 1) {
+            twice = entry.path;
+          } else if (!table.matches(entry.path, entry.bytes, entry.sha256)) {
+            const size = table.sizeOf(entry.path);
+            wrong = failure(
+              entry.path,
+              size === entry.bytes
+                ? `its SHA-256 in ${manifestRel} differs from what was staged`
+                : `${manifestRel} says ${entry.bytes} bytes, ${size} were staged`,
+            );
+          } else {
+            seen[slot] = 1;
+          }
+        },
+        done: () => {
+          if (twice !== undefined) throw failure(manifestRel, `it lists ${twice} twice`);
+          problem = wrong;
+          return seen;
+        },
+      };
+    }));
+  } catch (error) {
+    if (error instanceof CalfeedError && error.message.startsWith(`Output check failed for ${manifestRel}`)) throw error;
+    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is missing' : (error as Error).message;
+    throw failure(manifestRel, why);
+  }
+  if (problem !== undefined) throw problem;
+  for (const relPath of table.unseen(listed)) {
+    if (relPath !== manifestRel) throw failure(relPath, `it was staged but is not listed in ${manifestRel}`);
+  }
+
+  // The folder: only regular files, each listed and of its listed size (a hard-linked unchanged
+  // file has the published copy's size; one replaced or appended to since it was staged does not).
+  const onDisk = new Uint8Array(table.slotCount());
+  let files = 0;
+  const stack: Array<{ abs: string; rel: string }> = [{ abs: dir, rel: '' }];
+  while (stack.length > 0) {
+    const { abs, rel } = stack.pop()!;
+    for (const entry of readdirSync(abs, { withFileTypes: true })) {
+      const childAbs = path.join(abs, entry.name);
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        stack.push({ abs: childAbs, rel: childRel });
+        continue;
+      }
+      if (!entry.isFile()) throw failure(childRel, 'it is not a regular file (a symlink or special file)');
+      const slot = table.slotOf(childRel);
+      if (slot < 0 || (childRel !== manifestRel && listed[slot] !== 1)) throw failure(childRel, `it is on disk but not listed in ${manifestRel}`);
+      onDisk[slot] = 1;
+      const size = lstatSync(childAbs).size;
+      const expected = table.sizeAt(slot);
+      if (size !== expected) throw failure(childRel, `it has ${size} bytes, the manifest says ${expected}`);
+      // Synchronous calls, cheaper than promises per file; the event loop gets a turn now and then.
+      if (++files % 4096 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  for (const relPath of table.unseen(onDisk)) throw failure(relPath, `it is listed in ${manifestRel} but missing on disk`);
+}
+
+async function verifyByReading(dir: string, staged: VerifyOptions['staged']): Promise<void> {
   const manifestRel = paths.manifest();
   // The manifest is read an entry at a time into a compact table (at 100,000 events it lists
   // 300,000 files: 75 MB of text, several times that as parsed objects).
@@ -59,8 +149,6 @@ export async function verifyStaging(dir: string, options: VerifyOptions = {}): P
     throw failure(manifestRel, problem);
   }
 
-  const staged = options.staged;
-  const table = staged instanceof FileTable ? staged : undefined;
   // At most 16 checks at once, and the walk waits for a free slot: no promise per file is kept.
   const limit = 16;
   let running = 0;
@@ -87,9 +175,7 @@ export async function verifyStaging(dir: string, options: VerifyOptions = {}): P
     if (file.rel === manifestRel) continue;
     if (!expected.mark(file.rel)) throw failure(file.rel, `it is on disk but not listed in ${manifestRel}`);
     const entry = expected.get(file.rel)!;
-    const trusted = table
-      ? !table.changed(file.rel) && table.matches(file.rel, entry.bytes, entry.sha256)
-      : isTrusted(staged?.get(file.rel), entry);
+    const trusted = isTrusted(staged?.get(file.rel), entry);
     await slot(limit - 1);
     run(() => (trusted ? checkSize(file.rel, file.abs, entry) : checkFile(file.rel, file.abs, entry)));
   }
@@ -113,96 +199,4 @@ async function checkFile(relPath: string, abs: string, entry: { bytes: number; s
   if (sha256(bytes) !== entry.sha256) throw failure(relPath, 'its SHA-256 differs from the manifest');
   const problem = contentProblem(relPath, bytes);
   if (problem !== undefined) throw failure(relPath, problem);
-}
-
-/** Why a file's bytes are not what its kind requires, or undefined. */
-export function contentProblem(relPath: string, bytes: Uint8Array): string | undefined {
-  const json = isJsonPath(relPath);
-  const xml = isXmlPath(relPath);
-  const ical = kindOf(relPath) === 'ical';
-  if (!json && !xml && !ical) return undefined;
-  // The combined calendar.ics reaches 100 MB at 100,000 events: check it on its bytes, without a
-  // (two-byte, 200 MB) string and an array of every line; the text is decoded only to word a problem.
-  if (ical && isUtf8(bytes) && icalBytesOk(bytes)) return undefined;
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return 'it is not valid UTF-8';
-  }
-  if (json) {
-    try {
-      // A BOM is tolerated: the mirror keeps the portal's bytes, and browsers' JSON decoding skips it.
-      JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-      return undefined;
-    } catch (error) {
-      return `it is not valid JSON (${(error as Error).message})`;
-    }
-  }
-  if (xml) {
-    const problem = xmlProblem(text);
-    return problem === undefined ? undefined : `it is not well-formed XML (${problem})`;
-  }
-  return icalProblem(text);
-}
-
-const CR = 0x0d;
-const LF = 0x0a;
-const ICAL_HEAD = Buffer.from('BEGIN:VCALENDAR\r\n');
-const ICAL_TAIL = Buffer.from('END:VCALENDAR\r\n');
-
-/** True only when icalProblem() would find nothing in these (UTF-8) bytes; false means "ask icalProblem". */
-function icalBytesOk(data: Uint8Array): boolean {
-  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  if (!bytes.subarray(0, ICAL_HEAD.length).equals(ICAL_HEAD)) return false;
-  if (bytes.length < ICAL_TAIL.length || !bytes.subarray(bytes.length - ICAL_TAIL.length).equals(ICAL_TAIL)) return false;
-  // Every LF after a CR, and as many CRs as LFs: every line ends in CRLF and no CR stands alone.
-  let crs = 0;
-  for (let i = bytes.indexOf(CR); i >= 0; i = bytes.indexOf(CR, i + 1)) crs++;
-  let lfs = 0;
-  const open: string[] = [];
-  let start = 0;
-  for (let lf = bytes.indexOf(LF); lf >= 0; lf = bytes.indexOf(LF, lf + 1)) {
-    lfs++;
-    if (lf === 0 || bytes[lf - 1] !== CR) return false;
-    const first = bytes[start]! | 0x20; // lower-cased ASCII letter
-    if ((first === 0x62 /* b */ || first === 0x65) /* e */ && lf - 1 > start) {
-      const line = bytes.toString('utf8', start, lf - 1);
-      const begin = /^BEGIN:(.+)$/i.exec(line);
-      const end = begin ? null : /^END:(.+)$/i.exec(line);
-      if (begin) open.push(begin[1]!.toUpperCase());
-      else if (end) {
-        if (open.pop() !== end[1]!.toUpperCase()) return false;
-        if (open.length === 0 && lf + 1 !== bytes.length) return false;
-      }
-    }
-    start = lf + 1;
-  }
-  return crs === lfs && open.length === 0;
-}
-
-/** Why text is not a plausible iCalendar stream (framing, CRLF, balanced components), or undefined. */
-export function icalProblem(text: string): string | undefined {
-  if (!text.startsWith('BEGIN:VCALENDAR\r\n')) return 'it does not start with BEGIN:VCALENDAR and CRLF';
-  if (!text.endsWith('END:VCALENDAR\r\n')) return 'it does not end with END:VCALENDAR and CRLF';
-  const bareLf = /(?<!\r)\n/.exec(text);
-  if (bareLf) return `line ending without CR at offset ${bareLf.index} (RFC 5545 requires CRLF)`;
-  const bareCr = /\r(?!\n)/.exec(text);
-  if (bareCr) return `CR without LF at offset ${bareCr.index}`;
-  const open: string[] = [];
-  const lines = text.split('\r\n');
-  for (let n = 0; n < lines.length; n++) {
-    const line = lines[n]!;
-    const begin = /^BEGIN:(.+)$/i.exec(line);
-    const end = /^END:(.+)$/i.exec(line);
-    if (begin) open.push(begin[1]!.toUpperCase());
-    else if (end) {
-      const name = end[1]!.toUpperCase();
-      const top = open.pop();
-      if (top !== name) return `line ${n + 1}: END:${name} closes ${top === undefined ? 'nothing' : `BEGIN:${top}`}`;
-      if (open.length === 0 && n !== lines.length - 2) return `line ${n + 2}: content after END:VCALENDAR`;
-    }
-  }
-  if (open.length > 0) return `BEGIN:${open[open.length - 1]} is never closed`;
-  return undefined;
 }

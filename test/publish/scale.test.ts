@@ -83,9 +83,21 @@ describe('staging claims', () => {
   it('lists a file only once its bytes are staged: a write that fails leaves no entry', async () => {
     const staging = await createStaging(path.join(await tempDir(), 'out'));
     await staging.write('a.html', 'a');
-    const pending = staging.write('b.html', 'b');
+    // A streamed file whose bytes have not all arrived: claimed, not listed.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const pending = staging.writeChunks(
+      'b.html',
+      (async function* () {
+        await gate;
+        yield 'b';
+      })(),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
     expect(staging.files().has('b.html')).toBe(false);
     expect(staging.files().size).toBe(1);
+    await expect(staging.write('b.html', 'x')).rejects.toThrow(/same file b.html/);
+    release();
     await pending;
     expect(staging.files().get('b.html')).toEqual({ bytes: 1, sha256: await sha256Hex('b'), changed: true });
     // Something else put a file where c.html goes: the write fails (EEXIST) after its claim.
