@@ -3,7 +3,7 @@
 // its camelCase, snake_case and kebab-case spellings.
 
 import { siblingLangMap } from './i18n.js';
-import { formatPath, isObject, keyOf, parsePath, resolvePath, type RawRecord } from './record.js';
+import { formatPath, isObject, keyIndex, normKey, parsePath, resolvePath, type RawRecord } from './record.js';
 import type { CalendarField, EventField, FieldPath } from './types.js';
 
 export const CALENDAR_CANDIDATES: Record<CalendarField, string[]> = {
@@ -93,8 +93,13 @@ export function findField(
     const hit = explicitHit(record, mapped, multilingual);
     if (hit && hit.value !== null && hit.value !== undefined) return hit;
   }
-  for (const candidate of candidates) {
-    const key = keyOf(record, candidate);
+  // keyOf() for each candidate, with the record's index and the candidates' folded names looked up
+  // once per call rather than once per candidate (tens of candidates per field, per event).
+  const index = keyIndex(record);
+  const folds = foldedNames(candidates);
+  for (let i = 0; i < candidates.length; i++) {
+    const candidate = candidates[i]!;
+    const key = Object.hasOwn(record, candidate) ? candidate : index.get(folds[i]!);
     if (key !== undefined && accept(record[key])) return { path: key, value: record[key], keys: [key] };
   }
   if (!multilingual) return undefined;
@@ -111,11 +116,25 @@ export function findField(
 export function presentCandidates(record: RawRecord, candidates: readonly string[]): Hit[] {
   const hits: Hit[] = [];
   const seen = new Set<string>();
-  for (const candidate of candidates) {
-    const key = keyOf(record, candidate);
+  const index = keyIndex(record);
+  const folds = foldedNames(candidates);
+  for (let i = 0; i < candidates.length; i++) {
+    const candidate = candidates[i]!;
+    const key = Object.hasOwn(record, candidate) ? candidate : index.get(folds[i]!);
     if (key === undefined || seen.has(key) || record[key] === null || record[key] === undefined) continue;
     seen.add(key);
     hits.push({ path: key, value: record[key], keys: [key] });
   }
   return hits;
+}
+
+// normKey() of each name of a candidate list, by list (the lists are this module's constants).
+const foldedLists = new WeakMap<readonly string[], string[]>();
+function foldedNames(candidates: readonly string[]): string[] {
+  let folds = foldedLists.get(candidates);
+  if (folds === undefined || folds.length !== candidates.length) {
+    folds = candidates.map(normKey);
+    foldedLists.set(candidates, folds);
+  }
+  return folds;
 }

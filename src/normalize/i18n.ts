@@ -49,10 +49,9 @@ export function pickLang(map: RawRecord, locales: readonly string[]): { value: s
 /**
  * The language suffix of `key` after a base field name (`titleEn` -> en, `title_lt` -> lt,
  * `title-en-US` -> en-us), or undefined. A camelCase suffix must look like `En` or `EnUs`, so that
- * `descriptionHtml` is not read as Haitian.
+ * `descriptionHtml` is not read as Haitian. `wanted` is normKey(base).
  */
-function siblingLang(key: string, base: string): string | undefined {
-  const wanted = normKey(base);
+function siblingLang(key: string, wanted: string): string | undefined {
   const folded = normKey(key);
   if (folded.length === wanted.length || !folded.startsWith(wanted)) return undefined;
   for (let cut = 1; cut < key.length; cut++) {
@@ -69,13 +68,18 @@ function siblingLang(key: string, base: string): string | undefined {
 
 /** Gathers `base` + language siblings of a record into a language map, with the keys used. */
 export function siblingLangMap(record: RawRecord, base: string): { map: RawRecord; keys: string[] } | undefined {
-  const map: RawRecord = {};
-  const keys: string[] = [];
-  for (const [key, value] of Object.entries(record)) {
-    const lang = siblingLang(key, base);
-    if (lang === undefined || (typeof value !== 'string' && value !== null)) continue;
-    map[lang] = value;
-    keys.push(key);
+  // Asked for every candidate name of a field the record lacks: most keys fail the first test in
+  // siblingLang, and nothing is allocated until one passes.
+  const wanted = normKey(base);
+  let map: RawRecord | undefined;
+  let keys: string[] | undefined;
+  for (const key of Object.keys(record)) {
+    const lang = siblingLang(key, wanted);
+    if (lang === undefined) continue;
+    const value = record[key];
+    if (typeof value !== 'string' && value !== null) continue;
+    (map ??= {})[lang] = value;
+    (keys ??= []).push(key);
   }
-  return keys.length > 0 ? { map, keys } : undefined;
+  return keys !== undefined ? { map: map!, keys } : undefined;
 }

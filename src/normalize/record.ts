@@ -100,14 +100,25 @@ export function resolvePath(root: unknown, path: string): { value: unknown; segm
  */
 export function mergeRecords(entry: RawRecord, details: RawRecord | undefined): RawRecord {
   if (!details) return { ...entry };
-  const detailKeys = new Set(Object.keys(details).map(normKey));
+  // The details' key index answers both "does details spell this field somehow" and "which key".
+  const index = keyIndex(details);
   const merged: RawRecord = {};
-  for (const [key, value] of Object.entries(entry)) if (!detailKeys.has(normKey(key))) merged[key] = value;
-  for (const [key, value] of Object.entries(details)) if (value !== undefined && value !== null) merged[key] = value;
-  // A null in details must not erase what the list entry knew (portals often null out list-only fields).
-  for (const [key, value] of Object.entries(entry)) {
-    const detailKey = keyOf(details, key);
-    if (detailKey !== undefined && (details[detailKey] === null || details[detailKey] === undefined)) merged[key] = value;
+  // Entry keys details also has but leaves null: the entry's value goes back in after details'.
+  let nulled: string[] | undefined;
+  for (const key of Object.keys(entry)) {
+    const folded = normKey(key);
+    if (!index.has(folded)) {
+      merged[key] = entry[key];
+      continue;
+    }
+    const detailKey = Object.hasOwn(details, key) ? key : index.get(folded)!;
+    if (details[detailKey] === null || details[detailKey] === undefined) (nulled ??= []).push(key);
   }
+  for (const key of Object.keys(details)) {
+    const value = details[key];
+    if (value !== undefined && value !== null) merged[key] = value;
+  }
+  // A null in details must not erase what the list entry knew (portals often null out list-only fields).
+  if (nulled) for (const key of nulled) merged[key] = entry[key];
   return merged;
 }

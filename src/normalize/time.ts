@@ -113,7 +113,11 @@ function offsetMinutes(offset: string): number {
 }
 
 function parseDateTime(match: RegExpExecArray, zone: string): ParsedTime | undefined {
-  const [y, mo, d, h, mi] = [1, 2, 3, 4, 5].map((i) => Number(match[i])) as [number, number, number, number, number];
+  const y = Number(match[1]);
+  const mo = Number(match[2]);
+  const d = Number(match[3]);
+  const h = Number(match[4]);
+  const mi = Number(match[5]);
   const s = Math.min(Number(match[6] ?? 0), 59); // a leap second 60 is read as 59
   const msPart = fraction(match[7]);
   if (!validDate(y, mo, d) || h > 24 || mi > 59 || (h === 24 && (mi > 0 || s > 0 || msPart > 0))) return undefined;

@@ -2,9 +2,25 @@
 // its JSON-LD, its .ics, the calendar's .ics and the feeds: remembering the last few thousand
 // answers turns those repeats into map lookups. Bounded by entries and by characters held, as the
 // keys come from untrusted portal data; least recently used entries go first.
+//
+// The recency order is a doubly linked list beside the Map, not the Map's own insertion order:
+// evicting through map.keys().next() looks cheap, but V8 leaves a deleted entry as a hole at the
+// front of the table until it next rehashes, so every eviction re-walked thousands of holes (a few
+// microseconds per miss, on every miss of a big build).
+
+interface Entry {
+  key: string;
+  value: string;
+  /** Toward the least recently used end. */
+  older: Entry | undefined;
+  /** Toward the most recently used end. */
+  newer: Entry | undefined;
+}
 
 export class StringMemo {
-  private readonly map = new Map<string, string>();
+  private readonly map = new Map<string, Entry>();
+  private oldest: Entry | undefined;
+  private newest: Entry | undefined;
   private chars = 0;
 
   constructor(
@@ -16,26 +32,46 @@ export class StringMemo {
   get(key: string, compute: (key: string) => string): string {
     const known = this.map.get(key);
     if (known !== undefined) {
-      // Refresh: a Map iterates in insertion order, so the first key is the least recently used.
-      this.map.delete(key);
-      this.map.set(key, known);
-      return known;
+      if (known !== this.newest) {
+        this.unlink(known);
+        this.append(known);
+      }
+      return known.value;
     }
     const value = compute(key);
     const size = key.length + value.length;
     // An entry bigger than a quarter of the budget would evict everything else for one answer.
     if (size * 4 > this.maxChars) return value;
-    this.map.set(key, value);
+    const entry: Entry = { key, value, older: undefined, newer: undefined };
+    this.map.set(key, entry);
+    this.append(entry);
     this.chars += size;
     while (this.map.size > this.maxEntries || this.chars > this.maxChars) {
-      const oldest = this.map.keys().next().value as string;
-      this.chars -= oldest.length + this.map.get(oldest)!.length;
-      this.map.delete(oldest);
+      const oldest = this.oldest!;
+      this.unlink(oldest);
+      this.map.delete(oldest.key);
+      this.chars -= oldest.key.length + oldest.value.length;
     }
     return value;
   }
 
   get size(): number {
     return this.map.size;
+  }
+
+  private append(entry: Entry): void {
+    entry.older = this.newest;
+    entry.newer = undefined;
+    if (this.newest) this.newest.newer = entry;
+    else this.oldest = entry;
+    this.newest = entry;
+  }
+
+  private unlink(entry: Entry): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.newest = entry.older;
+    entry.older = entry.newer = undefined;
   }
 }

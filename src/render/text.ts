@@ -65,7 +65,7 @@ function linkTarget(href: string | undefined): string | undefined {
 
 /** "text (url)", or just one of them when the other adds nothing. */
 function linkText(text: string, href: string | undefined): string {
-  const label = text.replace(/\s+/g, ' ').trim();
+  const label = collapseWhitespace(text).trim();
   if (!href) return label;
   if (!label) return href;
   const bare = href.replace(/^(mailto|tel):/i, '');
@@ -87,19 +87,36 @@ function convertHtmlToText(html: string): string {
   // Plain text keeps its own line breaks; only HTML collapses whitespace.
   const plain = !looksLikeHtml(input);
   let out = '';
+  // The last code unit of `out` (NaN when empty), kept beside it: asking `out` itself would flatten
+  // the rope that += builds, copying all of it on every text chunk (and every entity is a chunk).
+  let last = NaN;
   let skipDepth = 0;
   let preDepth = 0;
   const links: { href: string | undefined; start: number }[] = [];
+
+  const append = (piece: string): void => {
+    if (piece === '') return;
+    out += piece;
+    last = piece.charCodeAt(piece.length - 1);
+  };
 
   // Called at every block boundary: looks only at the end of `out` (a regex anchored with $ would
   // scan all of it each time, quadratic in the length of a long description).
   const breakLines = (n: number): void => {
     let end = out.length;
     while (end > 0 && (out.charCodeAt(end - 1) === 0x20 || out.charCodeAt(end - 1) === 0x09)) end--;
-    const trimmed = end === out.length ? out : out.slice(0, end);
+    if (end === 0) {
+      out = '';
+      last = NaN;
+      return;
+    }
+    if (end !== out.length) {
+      out = out.slice(0, end);
+      last = out.charCodeAt(end - 1);
+    }
     let have = 0;
-    while (have < end && trimmed.charCodeAt(end - 1 - have) === 0x0a) have++;
-    out = trimmed + (trimmed ? '\n'.repeat(Math.max(0, n - have)) : '');
+    while (have < n && have < end && out.charCodeAt(end - 1 - have) === 0x0a) have++;
+    if (have < n) append(n - have === 1 ? '\n' : '\n\n');
   };
 
   const parser = new Parser(
@@ -109,22 +126,21 @@ function convertHtmlToText(html: string): string {
         if (skipDepth) return;
         if (name === 'pre') preDepth++;
         if (PARAGRAPH.has(name)) breakLines(2);
-        else if (name === 'br') out += '\n';
+        else if (name === 'br') append('\n');
         else if (LINE.has(name)) breakLines(1);
-        if (name === 'li') out += '- ';
+        if (name === 'li') append('- ');
         if (name === 'a') links.push({ href: linkTarget(attribs.href), start: out.length });
-        if (name === 'img' && attribs.alt) out += attribs.alt;
-        if (name === 'td' || name === 'th') out += out.endsWith('\n') || out === '' ? '' : ' ';
+        if (name === 'img' && attribs.alt) append(attribs.alt);
+        if ((name === 'td' || name === 'th') && out !== '' && last !== 0x0a) append(' ');
       },
       ontext(text) {
         if (skipDepth) return;
         if (plain || preDepth) {
-          out += text.replace(/\r\n?/g, '\n').replace(/[ \t\f\v]+/g, ' ');
+          append(keepLines(text));
           return;
         }
-        const collapsed = text.replace(/\s+/g, ' ');
-        const last = out.charCodeAt(out.length - 1);
-        out += out === '' || last === 0x20 || last === 0x0a ? collapsed.replace(/^ /, '') : collapsed;
+        const collapsed = collapseWhitespace(text);
+        append((out === '' || last === 0x20 || last === 0x0a) && collapsed.charCodeAt(0) === 0x20 ? collapsed.slice(1) : collapsed);
       },
       onclosetag(name) {
         if (SKIP.has(name)) {
@@ -134,7 +150,10 @@ function convertHtmlToText(html: string): string {
         if (skipDepth) return;
         if (name === 'a') {
           const link = links.pop();
-          if (link) out = out.slice(0, link.start) + linkText(out.slice(link.start), link.href);
+          if (link) {
+            out = out.slice(0, link.start) + linkText(out.slice(link.start), link.href);
+            last = out.charCodeAt(out.length - 1);
+          }
         }
         if (name === 'pre') preDepth = Math.max(0, preDepth - 1);
         if (PARAGRAPH.has(name)) breakLines(2);
@@ -146,12 +165,55 @@ function convertHtmlToText(html: string): string {
   parser.write(input);
   parser.end();
 
-  return stripControl(
-    out
-      .split('\n')
-      .map((line) => line.replace(/[ \t]+/g, ' ').trim())
-      .join('\n')
-      .replace(/\n{3,}/g, '\n\n')
-      .trim(),
-  );
+  return stripControl(tidyLines(out));
+}
+
+const SPACES = /\s+/g;
+// Text that \s+ -> ' ' would change: two whitespace characters in a row, or one that is not a space.
+const SPACES_TO_COLLAPSE = /\s\s|[^\S ]/;
+
+/** text.replace(/\s+/g, ' '), testing first: most text chunks have single spaces only. */
+export function collapseWhitespace(text: string): string {
+  return SPACES_TO_COLLAPSE.test(text) ? text.replace(SPACES, ' ') : text;
+}
+
+const BLANKS = /[ \t\f\v]+/g;
+// Text the two replacements in keepLines would change.
+const LINES_TO_KEEP = /[\r\t\f\v]| {2}/;
+
+/** Plain or preformatted text: CR LF and CR become LF, runs of blanks one space. */
+function keepLines(text: string): string {
+  return LINES_TO_KEEP.test(text) ? text.replace(/\r\n?/g, '\n').replace(BLANKS, ' ') : text;
+}
+
+const SPACE_TAB = /[ \t]+/g;
+
+/**
+ * The converted text's final layout, in one pass over its lines: each line's runs of spaces and
+ * tabs become one space and the line is trimmed; more than one blank line in a row becomes one;
+ * blank lines at either end go. The same as
+ * out.split('\n').map((l) => l.replace(/[ \t]+/g, ' ').trim()).join('\n').replace(/\n{3,}/g, '\n\n').trim(),
+ * without its arrays and regex passes. (Collapsing before trimming or after gives the same line:
+ * a run of spaces at either end is trimmed either way.)
+ */
+function tidyLines(out: string): string {
+  let result = '';
+  // Lines ended since the last non-blank one: 1 means the next line follows directly, 2 or more
+  // that one blank line separates them.
+  let breaks = 0;
+  let from = 0;
+  for (;;) {
+    const newline = out.indexOf('\n', from);
+    const end = newline === -1 ? out.length : newline;
+    let line = out.slice(from, end).trim();
+    if (line !== '') {
+      if (line.indexOf('\t') !== -1 || line.indexOf('  ') !== -1) line = line.replace(SPACE_TAB, ' ');
+      if (result !== '') result += breaks === 1 ? '\n' : '\n\n';
+      result += line;
+      breaks = 0;
+    }
+    if (newline === -1) return result;
+    breaks++;
+    from = newline + 1;
+  }
 }

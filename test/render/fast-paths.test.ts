@@ -6,10 +6,17 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { dayKeyOf, formatListTime, formatLongWhen, isoInZone } from '../../src/render/html/format.js';
-import { foldLine, serialize } from '../../src/render/ical/lines.js';
+import { relHref } from '../../src/render/html/links.js';
+import { calendarViews, eventView } from '../../src/render/html/view.js';
+import { paths } from '../../src/paths.js';
+import { escapeText, foldLine, serialize, utcDateTime } from '../../src/render/ical/lines.js';
 import { StringMemo } from '../../src/render/memo.js';
+import { WallRangeFormatter } from '../../src/render/range.js';
 import { sanitizeHtml } from '../../src/render/sanitize.js';
+import { formatWhenLong } from '../../src/render/syndication/when.js';
 import { htmlToText, stripControl } from '../../src/render/text.js';
+import { referenceEscapeText, referenceHtmlToText, referenceUtcDateTime } from './reference.js';
+import { htmlSoup, seeded, textSoup } from './soup.js';
 
 const ZONES = ['UTC', 'utc', 'Etc/UTC', 'Europe/Vilnius', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata', 'Pacific/Chatham', 'America/St_Johns', 'Pacific/Apia', 'Europe/London'];
 const HOUR = 3_600_000;
@@ -60,6 +67,52 @@ describe('zone fast paths agree with luxon and Intl', () => {
             expect(formatListTime(when, zone, locale), `${locale} ${zone} ${start} ${end}`).toBe(expected);
             expect(formatLongWhen(when, zone, locale)).toBe(end > start ? long.formatRange(start, end) : long.format(start));
           }
+        }
+      }
+    }
+  });
+
+  it('feed item time spans are what Intl formats in the zone itself', () => {
+    const DATE_TIME: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: 'numeric', minute: '2-digit' };
+    for (const locale of ['en', 'lt', 'ja', 'lt,en']) {
+      for (const zone of ZONES) {
+        let f: Intl.DateTimeFormat;
+        try {
+          f = new Intl.DateTimeFormat(locale, { ...DATE_TIME, timeZone: zone });
+        } catch {
+          f = new Intl.DateTimeFormat('en', { ...DATE_TIME, timeZone: zone });
+        }
+        for (const start of instants().filter((_, i) => i % 31 === 0)) {
+          for (const length of [1_000, 30 * 60_000, 3 * HOUR, 26 * HOUR]) {
+            const end = start + length;
+            const event = { calendarId: 'c', calendarSlug: 'c', id: 'e', slug: 'e', title: 't', status: 'confirmed' as const, categories: [], when: { kind: 'timed' as const, start, end } };
+            expect(formatWhenLong(event, locale, zone), `${locale} ${zone} ${start} ${end}`).toBe(`${f.formatRange(start, end)} (${zone})`);
+          }
+        }
+      }
+    }
+  });
+});
+
+describe('composed same-day ranges', () => {
+  it('are exactly formatRange, in scripts, calendars and hour cycles of every kind', () => {
+    const locales = ['en', 'en-GB', 'lt', 'de', 'ja', 'ko', 'zh', 'ar', 'fa', 'he', 'hi', 'th', 'ru', 'pl', 'ja-JP-u-ca-japanese', 'zh-u-ca-chinese', 'en-u-hc-h23', 'ar-SA', 'my'];
+    const styles: Intl.DateTimeFormatOptions[] = [
+      { dateStyle: 'full', timeStyle: 'short' },
+      { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: 'numeric', minute: '2-digit' },
+    ];
+    const random = seeded(11);
+    const DAY = 86_400_000;
+    for (const locale of locales) {
+      for (const style of styles) {
+        const f = new Intl.DateTimeFormat(locale, { ...style, timeZone: 'UTC' });
+        const composer = new WallRangeFormatter(f);
+        // Few days and few times of day, so that most ranges are composed from remembered parts.
+        for (let n = 0; n < 300; n++) {
+          const day = 20_000 + Math.floor(random() * 40) * 97;
+          const from = day * DAY + Math.floor(random() * 96) * 15 * 60_000 + (random() < 0.05 ? 30_000 : 0);
+          const to = from + [1, 30_000, 60_000, 15 * 60_000, HOUR, 2 * HOUR, 12 * HOUR, DAY][Math.floor(random() * 8)]!;
+          expect(composer.formatRange(from, to), `${locale} ${JSON.stringify(style)} ${from} ${to}`).toBe(f.formatRange(from, to));
         }
       }
     }
@@ -130,6 +183,27 @@ describe('text conversions', () => {
     expect(sanitizeHtml(html)).not.toContain('example');
   });
 
+  it('htmlToText is the regex-by-regex conversion it replaced, over hostile markup and text', () => {
+    const random = seeded(3);
+    for (let n = 0; n < 4000; n++) {
+      const input = random() < 0.8 ? htmlSoup(random) : textSoup(random);
+      expect(htmlToText(input), JSON.stringify(input)).toBe(referenceHtmlToText(input));
+    }
+  });
+
+  it('iCalendar TEXT escaping and UTC date-times are what the regex and Date-field versions give', () => {
+    const random = seeded(5);
+    for (let n = 0; n < 2000; n++) {
+      const input = random() < 0.5 ? textSoup(random) : htmlSoup(random);
+      expect(escapeText(input)).toBe(referenceEscapeText(input));
+    }
+    for (const text of ['', '\\', ';,', '\r\n\r\n', '\r\r\n\n', 'a\rb', 'end\r']) expect(escapeText(text)).toBe(referenceEscapeText(text));
+    const edges = [0, -1, 1, -62_167_219_200_001, -62_167_219_200_000, 253_402_300_799_999, 253_402_300_800_000, 8.64e15, -8.64e15, NaN, 1_790_000_000_123];
+    for (const ms of [...edges, ...Array.from({ length: 2000 }, () => Math.round((random() - 0.3) * 4e14))]) {
+      expect(utcDateTime(ms), String(ms)).toBe(referenceUtcDateTime(ms));
+    }
+  });
+
   it('StringMemo stays within its bounds and evicts the least recently used entry', () => {
     const memo = new StringMemo(3, 1000);
     let computed = 0;
@@ -146,5 +220,43 @@ describe('text conversions', () => {
     // An answer larger than a quarter of the character budget is returned, not kept.
     memo.get('z'.repeat(200), upper);
     expect(memo.size).toBe(3);
+  });
+});
+
+describe('event page views', () => {
+  it('share what depends on the calendar and site only while those stay the same', () => {
+    const site = { siteUrl: 'https://a.example/', title: 'A', locale: 'en', timeZone: 'Europe/Vilnius', now: 0, feedLimit: 10, icalPastDays: 90, refreshMinutes: 180, version: '1' };
+    const cal = { id: 'c1', slug: 'c1', title: 'Cal', timeZone: 'Europe/Vilnius', url: 'https://portal.example/c1' };
+    const event = {
+      calendarId: 'c1', calendarSlug: 'c1', id: 'e1', slug: 'e1', title: 'Talk', status: 'confirmed' as const, categories: [],
+      when: { kind: 'timed' as const, start: Date.parse('2026-09-24T12:00:00Z'), end: Date.parse('2026-09-24T14:00:00Z') },
+      description: '<p><a href="/more">More</a></p>', firstSeen: 0, changedAt: 0, sequence: 0,
+    };
+    // A fresh calendar object every time is the uncached computation.
+    const fresh = (s: typeof site, c: typeof cal, e = event) => eventView({ ...c }, e, s);
+    expect(eventView(cal, event, site)).toEqual(fresh(site, cal));
+    for (const other of [
+      { ...site, siteUrl: 'https://b.example/x/' }, { ...site, title: 'B' }, { ...site, locale: 'lt' }, { ...site, timeZone: 'UTC' }, { ...site, version: '2' },
+    ]) {
+      expect(eventView(cal, event, other)).toEqual(fresh(other, cal));
+    }
+    for (const change of [{ title: 'Renamed' }, { slug: 'c-1' }, { timeZone: 'Asia/Tokyo' }, { url: undefined }, { url: 'https://elsewhere.example/' }]) {
+      Object.assign(cal, change);
+      expect(eventView(cal, event, site)).toEqual(fresh(site, cal));
+    }
+    // Calendar pages link their events as relHref would, whatever the slugs.
+    for (const slug of ['c1', 'a/b', 'x/', '..', 'a/../b', '']) {
+      const c = { ...cal, slug };
+      const events = ['e1', 'a/b', '..', '_x.y-z'].map((s, i) => ({ ...event, id: `e${i}`, slug: s, title: s, when: { ...event.when, start: site.now + (i + 1) * HOUR, end: site.now + (i + 2) * HOUR } }));
+      const views = calendarViews(c, events, site);
+      const listed = views.index.days.flatMap((d) => d.events);
+      expect(listed.length + views.widget.events.length).toBe(2 * events.length);
+      for (const link of listed) expect(link.href, `${slug} ${link.title}`).toBe(relHref(paths.calendar(slug, 'index.html'), paths.eventPage(slug, link.title)));
+      for (const link of views.widget.events) expect(link.href, `${slug} ${link.title}`).toBe(relHref(paths.calendar(slug, 'widget.html'), paths.eventPage(slug, link.title)));
+    }
+    // A slug that is not one plain segment takes the general path.
+    const odd = { ...event, slug: 'a/b' };
+    expect(eventView(cal, odd, site).event.icsHref).toBe('b.ics');
+    expect(eventView(cal, odd, site).page.home).toBe('../../../../index.html');
   });
 });

@@ -5,6 +5,7 @@
 import { DateTime, IANAZone } from 'luxon';
 import type { EventWhen, FeedEvent } from '../../model.js';
 import { StringMemo } from '../memo.js';
+import { wallRangeFormatter } from '../range.js';
 import { isUniversalZone, wallMs } from '../zone.js';
 
 // Checking a zone or locale builds an Intl object (tens of microseconds); a site has few of each
@@ -79,27 +80,34 @@ const labels = new StringMemo(20_000, 2_000_000);
 const DAY_MS = 86_400_000;
 
 // All-day events share few distinct dates, and each is converted for the list, the page and the
-// JSON-LD: midnights are remembered per (date, zone) (bounded; dates come from portal data).
-const dayStarts = new Map<string, number>();
-const dayEnds = new Map<string, number>();
-function remember(cache: Map<string, number>, key: string, compute: () => number): number {
-  let ms = cache.get(key);
+// JSON-LD: midnights are remembered per zone and date (bounded; dates come from portal data).
+const dayStarts = new Map<string, Map<string, number>>();
+const dayEnds = new Map<string, Map<string, number>>();
+function remember(cache: Map<string, Map<string, number>>, zone: string, isoDate: string, end: boolean): number {
+  let byDate = cache.get(zone);
+  if (byDate === undefined) {
+    if (cache.size >= 1000) cache.clear();
+    byDate = new Map();
+    cache.set(zone, byDate);
+  }
+  let ms = byDate.get(isoDate);
   if (ms === undefined) {
-    ms = compute();
-    if (cache.size >= 50_000) cache.clear();
-    cache.set(key, ms);
+    const midnight = DateTime.fromISO(isoDate, { zone }).startOf('day');
+    ms = (end ? midnight.plus({ days: 1 }) : midnight).toMillis();
+    if (byDate.size >= 50_000) byDate.clear();
+    byDate.set(isoDate, ms);
   }
   return ms;
 }
 
 /** Epoch ms of midnight starting an ISO date in a zone. */
 function dayStart(isoDate: string, zone: string): number {
-  return remember(dayStarts, `${isoDate} ${zone}`, () => DateTime.fromISO(isoDate, { zone }).startOf('day').toMillis());
+  return remember(dayStarts, zone, isoDate, false);
 }
 
 /** Epoch ms of midnight ending an ISO date in a zone (NaN when the date does not parse). */
 function dayEnd(isoDate: string, zone: string): number {
-  return remember(dayEnds, `${isoDate} ${zone}`, () => DateTime.fromISO(isoDate, { zone }).startOf('day').plus({ days: 1 }).toMillis());
+  return remember(dayEnds, zone, isoDate, true);
 }
 
 /** The instant range an event occupies; an all-day event runs to midnight after its last day. */
@@ -131,7 +139,10 @@ export function splitByNow(events: FeedEvent[], zone: string, now: number): { up
 export function dayKeyOf(ms: number, zone: string): string {
   // The wall date from the zone's (remembered) offset; Intl for years outside 1900-9999.
   const local = wallMs(zone, ms);
-  if (local) return new Date(local.wall).toISOString().slice(0, 10);
+  if (local) {
+    const d = new Date(local.wall);
+    return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
+  }
   const parts = formatter('en-US', zone, DAY_KEY).formatToParts(ms);
   const part = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year').padStart(4, '0')}-${part('month')}-${part('day')}`;
@@ -181,9 +192,22 @@ export function formatListTime(when: EventWhen, zone: string, locale: string): s
 /** Full date-and-time label for an event page, in one zone. */
 export function formatLongWhen(when: EventWhen, zone: string, locale: string): string {
   if (when.kind === 'allDay') return formatDateRange(when.startDate, when.endDate, locale, 'full');
-  const f = formatter(locale, zone, LONG_WHEN);
   const start = when.start;
   const end = when.end ?? start;
+  // The label shows wall-clock fields only (no zone name), so it is made from the two wall times
+  // placed in UTC, as formatListTime does, where same-day ranges can be composed from remembered
+  // parts (../range.ts). (Not when the end's wall time is before the start's: an hour repeated
+  // when clocks go back.)
+  const from = wallMs(zone, start);
+  const to = end === start ? from : wallMs(zone, end);
+  if (from && to && to.wall >= from.wall) {
+    const f = formatter(locale, 'UTC', LONG_WHEN);
+    // Nearly every event's label is new (its own day and times), so the composing formatter, not
+    // the label memo, is what saves ICU's formatRange here.
+    if (end > start) return wallRangeFormatter(f).formatRange(from.wall, to.wall);
+    return labels.get(`long|${locale}|${from.wall}`, () => f.format(from.wall));
+  }
+  const f = formatter(locale, zone, LONG_WHEN);
   return labels.get(`long|${locale}|${zone}|${start}|${end}`, () => (end > start ? f.formatRange(start, end) : f.format(start)));
 }
 
@@ -201,8 +225,13 @@ export function isoInZone(ms: number, zone: string): string {
   // What luxon's toISO({ suppressMilliseconds: true }) writes, from the remembered offset.
   const local = wallMs(zone, ms);
   if (local) {
-    const text = new Date(local.wall).toISOString(); // YYYY-MM-DDTHH:mm:ss.sssZ for these years
-    const head = text.endsWith('.000Z') ? text.slice(0, 19) : text.slice(0, 23);
+    // YYYY-MM-DDTHH:mm:ss, and .sss when there are milliseconds (toISOString's fields; these
+    // years have four digits), from the fields rather than by cutting toISOString(), which costs more.
+    const d = new Date(local.wall);
+    const milliseconds = d.getUTCMilliseconds();
+    const head =
+      `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}T${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}` +
+      (milliseconds === 0 ? '' : milliseconds < 10 ? `.00${milliseconds}` : milliseconds < 100 ? `.0${milliseconds}` : `.${milliseconds}`);
     const { offset } = local;
     if (offset === 0 && isUniversalZone(zone)) return `${head}Z`;
     const abs = Math.abs(offset);

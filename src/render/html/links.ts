@@ -16,6 +16,21 @@ export function relHref(fromFile: string, toPath: string): string {
 /** An http(s) URL from untrusted data, normalized, or null for anything else (javascript:, data:, junk). */
 export function safeHttpUrl(url: string | undefined): string | null {
   if (!url) return null;
+  // An event page asks for its event's URL twice and its calendar's once; the JSON-LD again.
+  // (Bounded: at most 10,000 URLs of at most 2,000 characters; longer ones are parsed each time.)
+  if (url.length > 2000) return parseHttpUrl(url);
+  let known = httpUrls.get(url);
+  if (known === undefined) {
+    known = parseHttpUrl(url);
+    if (httpUrls.size >= 10_000) httpUrls.clear();
+    httpUrls.set(url, known);
+  }
+  return known;
+}
+
+const httpUrls = new Map<string, string | null>();
+
+function parseHttpUrl(url: string): string | null {
   try {
     const parsed = new URL(url.trim());
     return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : null;

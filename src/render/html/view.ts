@@ -6,7 +6,7 @@ import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../../model.js
 import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import { sanitizeHtml } from '../sanitize.js';
-import { htmlToText } from '../text.js';
+import { collapseWhitespace, htmlToText } from '../text.js';
 import {
   dayKeyOf, eventDayKey, eventSpan, formatDay, formatListTime, formatLongWhen, isoInZone, safeLocale, safeZone, splitByNow,
 } from './format.js';
@@ -84,7 +84,7 @@ function item(c: Ctx, cal: Calendar, e: FeedEvent, zone: string, fromFile: strin
   const day = eventDayKey(e.when, zone);
   return {
     title: e.title,
-    href: relHref(fromFile, paths.eventPage(cal.slug, e.slug)),
+    href: eventHref(cal, e, fromFile),
     time: formatListTime(e.when, zone, c.locale),
     datetime: e.when.kind === 'allDay' ? e.when.startDate : isoInZone(e.when.start, zone),
     allDay: e.when.kind === 'allDay',
@@ -92,6 +92,20 @@ function item(c: Ctx, cal: Calendar, e: FeedEvent, zone: string, fromFile: strin
     location: e.location?.text || null,
     cancelled: isCancelled(e),
   };
+}
+
+// A path segment as src/paths.ts makes them: one folder level, nothing for relHref to normalize.
+const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+/** The link from a calendar page to one of its events: relHref, without path arithmetic for the usual case. */
+function eventHref(cal: Calendar, e: FeedEvent, fromFile: string): string {
+  // From a file directly in the calendar's folder (its index, past and widget pages), the page of
+  // an event whose slug is one plain segment is always events/{slug}.html.
+  const folder = paths.calendarDir(cal.slug);
+  if (SEGMENT.test(e.slug) && fromFile.length > folder.length && fromFile.startsWith(folder) && fromFile.indexOf('/', folder.length) === -1) {
+    return `events/${e.slug}.html`;
+  }
+  return relHref(fromFile, paths.eventPage(cal.slug, e.slug));
 }
 
 /**
@@ -128,7 +142,7 @@ function description(html: string | undefined, baseUrl: string | undefined): str
 /** A short plain-text summary for <meta name="description">. */
 function summary(html: string | undefined): string | undefined {
   if (!html) return undefined;
-  const text = htmlToText(html).replace(/\s+/g, ' ').trim();
+  const text = collapseWhitespace(htmlToText(html)).trim();
   if (text === '') return undefined;
   // By code point, so an emoji is never cut in half; counted in place rather than by spreading the
   // whole description into an array of characters on every page.
@@ -219,18 +233,90 @@ export function calendarViews(cal: Calendar, events: FeedEvent[], site: SiteCont
   };
 }
 
+/**
+ * What every event page of one calendar shares: links to the site's pages and the calendar's feeds
+ * (relative from the calendar's events/ folder), its crumbs and heading. Built once per calendar
+ * rather than once per event; kept with the inputs it was built from and rebuilt if any differs.
+ */
+interface CalendarShared {
+  siteUrl: string;
+  siteTitle: string;
+  version: string;
+  locale: string;
+  siteZone: string;
+  slug: string;
+  title: string;
+  timeZone: string;
+  url: string | undefined;
+  zone: string;
+  /** Base for the portal's relative links when the event has no URL of its own. */
+  calendarBase: string | undefined;
+  /** page() of an event page, less its title, canonical URL and description. */
+  page: Omit<PageView, 'title' | 'canonical' | 'description'>;
+  calendar: { title: string; href: string; timeZone: string };
+}
+
+const sharedByCalendar = new WeakMap<Calendar, CalendarShared>();
+
+function calendarShared(c: Ctx, cal: Calendar): CalendarShared {
+  const site = c.site;
+  const known = sharedByCalendar.get(cal);
+  if (
+    known && known.siteUrl === site.siteUrl && known.siteTitle === site.title && known.version === site.version &&
+    known.locale === c.locale && known.siteZone === site.timeZone && known.slug === cal.slug && known.title === cal.title &&
+    known.timeZone === cal.timeZone && known.url === cal.url
+  ) {
+    return known;
+  }
+  // Every event page of the calendar is in this folder; a placeholder name stands for the event.
+  const file = paths.eventPage(cal.slug, 'event');
+  const indexHref = relHref(file, paths.calendar(cal.slug, 'index.html'));
+  const { title: _title, canonical: _canonical, description: _description, ...rest } = page(
+    c, file, '', subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: indexHref }],
+  );
+  const zone = zoneOf(cal, site);
+  const shared: CalendarShared = {
+    siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, siteZone: site.timeZone,
+    slug: cal.slug, title: cal.title, timeZone: cal.timeZone, url: cal.url,
+    zone,
+    calendarBase: safeHttpUrl(cal.url) ?? undefined,
+    page: rest,
+    calendar: { title: cal.title, href: indexHref, timeZone: zone },
+  };
+  sharedByCalendar.set(cal, shared);
+  return shared;
+}
+
 /** View of one event's page. */
 export function eventView(cal: Calendar, e: FeedEvent, site: SiteContext) {
   const c = ctx(site);
-  const zone = zoneOf(cal, site);
   const file = paths.eventPage(cal.slug, e.slug);
+  // The shared links are relative from the events/ folder: right for a slug that is one segment.
+  const simple = SEGMENT.test(e.slug);
+  const shared = simple ? calendarShared(c, cal) : undefined;
+  const zone = shared ? shared.zone : zoneOf(cal, site);
   const indexFile = paths.calendar(cal.slug, 'index.html');
-  const subscribe = subscribeLinks(site.siteUrl, cal.slug, cal.title);
   const span = eventSpan(e.when, zone);
   const email = safeMailto(e.organizer?.email);
+  const title = `${e.title} · ${cal.title}`;
+  const portalUrl = safeHttpUrl(e.url);
   return {
-    page: page(c, file, `${e.title} · ${cal.title}`, subscribe, cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(e.description)),
-    calendar: { title: cal.title, href: relHref(file, indexFile), timeZone: zone },
+    page: shared
+      ? {
+          lang: shared.page.lang,
+          title,
+          siteTitle: shared.page.siteTitle,
+          description: summary(e.description) ?? null,
+          home: shared.page.home,
+          stylesheet: shared.page.stylesheet,
+          script: shared.page.script,
+          canonical: absoluteUrl(site.siteUrl, file),
+          generator: shared.page.generator,
+          crumbs: shared.page.crumbs,
+          alternates: shared.page.alternates,
+        }
+      : page(c, file, title, subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(e.description)),
+    calendar: shared ? shared.calendar : { title: cal.title, href: relHref(file, indexFile), timeZone: zone },
     event: {
       title: e.title,
       cancelled: isCancelled(e),
@@ -244,9 +330,10 @@ export function eventView(cal: Calendar, e: FeedEvent, site: SiteContext) {
       location: e.location
         ? { name: e.location.name ?? null, address: e.location.address ?? null, text: e.location.text }
         : null,
-      description: description(e.description, safeHttpUrl(e.url) ?? safeHttpUrl(cal.url) ?? undefined),
-      portalUrl: safeHttpUrl(e.url),
-      icsHref: relHref(file, paths.eventIcs(cal.slug, e.slug)),
+      description: description(e.description, portalUrl ?? (shared ? shared.calendarBase : safeHttpUrl(cal.url) ?? undefined)),
+      portalUrl,
+      // The page and its .ics sit side by side.
+      icsHref: simple ? `${e.slug}.ics` : relHref(file, paths.eventIcs(cal.slug, e.slug)),
       categories: e.categories,
       organizer: e.organizer?.name || email ? { name: e.organizer?.name ?? null, email: email ? e.organizer?.email ?? null : null, mailto: email } : null,
       image: safeHttpUrl(e.image),

@@ -70,7 +70,9 @@ function text(value: string): string {
 /** The unfolded content lines of one VEVENT. */
 export function veventLines(event: FeedEvent, site: SiteContext): string[] {
   const lines = ['BEGIN:VEVENT', `UID:${eventUid(event, site)}`];
-  lines.push(`DTSTAMP:${utcDateTime(eventStamp(event))}`);
+  // DTSTAMP and LAST-MODIFIED are the same instant.
+  const stamp = utcDateTime(eventStamp(event));
+  lines.push(`DTSTAMP:${stamp}`);
   if (event.when.kind === 'allDay') {
     // DTEND of a DATE event is exclusive (RFC 5545 3.6.1): the day after the last day.
     lines.push(`DTSTART;VALUE=DATE:${dateValue(event.when.startDate)}`);
@@ -85,7 +87,7 @@ export function veventLines(event: FeedEvent, site: SiteContext): string[] {
     }
   }
   lines.push(`CREATED:${utcDateTime(eventPublished(event))}`);
-  lines.push(`LAST-MODIFIED:${utcDateTime(eventStamp(event))}`);
+  lines.push(`LAST-MODIFIED:${stamp}`);
   lines.push(`SEQUENCE:${Math.max(0, Math.trunc(event.sequence))}`);
   lines.push(`STATUS:${status(event)}`);
   lines.push(`SUMMARY:${text(event.title)}`);

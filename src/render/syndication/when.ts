@@ -5,6 +5,8 @@
 import { DateTime } from 'luxon';
 import type { Calendar, CalendarEvent, SiteContext } from '../../model.js';
 import { StringMemo } from '../memo.js';
+import { wallRangeFormatter } from '../range.js';
+import { wallMs } from '../zone.js';
 
 /** The IANA zone each event is shown in (its calendar's, else the site default), as a map lookup. */
 export function zoneLookup(calendars: Calendar[], site: SiteContext): (event: CalendarEvent) => string {
@@ -88,13 +90,21 @@ function formatter(locale: string, options: Intl.DateTimeFormatOptions): Intl.Da
   return f;
 }
 
+// Asked once per feed item: an Intl object per question costs tens of microseconds.
+const knownZones = new Map<string, boolean>();
 function isZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
+  let valid = knownZones.get(zone);
+  if (valid === undefined) {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: zone });
+      valid = true;
+    } catch {
+      valid = false;
+    }
+    if (knownZones.size >= 1000) knownZones.clear();
+    knownZones.set(zone, valid);
   }
+  return valid;
 }
 
 // The same event is labelled in its calendar's feeds and in the combined ones (formatRange costs
@@ -124,6 +134,16 @@ export function formatWhenShort(event: CalendarEvent, locale: string, zone: stri
 export function formatWhenLong(event: CalendarEvent, locale: string, zone: string): string {
   if (event.when.kind === 'allDay') return formatWhenShort(event, locale, zone);
   const { start, end } = event.when;
+  if (end !== undefined && end > start && isZone(zone)) {
+    // The span shows wall-clock fields only, so it is the two wall times formatted in UTC, by a
+    // formatter that composes same-day ranges instead of asking ICU for each (see ../range.ts).
+    // (A zone Intl does not know makes formatter() fall back to English: that case stays below.)
+    const from = wallMs(zone, start);
+    const to = wallMs(zone, end);
+    if (from && to && to.wall >= from.wall) {
+      return `${wallRangeFormatter(formatter(locale, { ...DATE, ...TIME, timeZone: 'UTC' })).formatRange(from.wall, to.wall)} (${zone})`;
+    }
+  }
   return labels.get(`long|${locale}|${zone}|${start}|${end}`, () => {
     const f = formatter(locale, { ...DATE, ...TIME, timeZone: zone });
     const span = end !== undefined && end > start ? f.formatRange(new Date(start), new Date(end)) : f.format(new Date(start));
