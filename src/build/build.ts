@@ -8,7 +8,7 @@ import { CrawlCache, crawl, type CrawlProgress, type CrawlReport } from '../craw
 import { CalfeedError } from '../errors.js';
 import { PortalClient } from '../http/index.js';
 import type { Logger } from '../log.js';
-import type { SiteContext, SiteModel } from '../model.js';
+import type { SiteContext } from '../model.js';
 import type { NormalizeOptions } from '../normalize/index.js';
 import {
   acquireLock,
@@ -31,6 +31,8 @@ import { EventFiles } from './event-files.js';
 import { httpOptions, withPortalSource, type PortalSource } from './source.js';
 import { formatProgress } from './progress.js';
 import { renderSite } from './render-site.js';
+import { EventSpool } from './spool.js';
+import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { toSummary, type BuildSummary } from './summary.js';
 
 const DAY_MS = 86_400_000;
@@ -78,6 +80,8 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     }),
   );
   let staging: Staging | undefined;
+  let spool: EventSpool | undefined;
+  let pages: PageRenderer | undefined;
   try {
     // Keyed by portal, so the embedded demo (a new port each run) still builds incrementally and a
     // cache written for another portal is ignored.
@@ -101,8 +105,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     };
     const html = await loadHtmlRenderer(config.templates);
     const tracker = new HistoryTracker(history.state, now, config.keepRemovedDays * DAY_MS);
-    const eventFiles = new EventFiles(staging, html, site, tracker);
-    const collector = new Collector(staging, normalize, log, tracker, eventFiles);
+    pages = createPageRenderer(html, site, config.templates);
+    const eventFiles = new EventFiles(staging, pages, html.fingerprint, site, tracker);
+    spool = EventSpool.create(staging.dir);
+    const collector = new Collector(staging, normalize, log, tracker, eventFiles, spool);
     const report: CrawlReport = await crawl(
       client,
       cache,
@@ -126,20 +132,24 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const events = collector.events();
     const total = [...events.values()].reduce((n, list) => n + list.length, 0);
     const { removed, state: historyState } = tracker.finish();
-    const model: SiteModel = { calendars: collector.calendars, events };
+    const calendars = collector.calendars;
     const counts = await renderSite(staging, {
-      model,
+      calendars,
+      events,
+      spool,
       removed,
       site,
       html,
       eventFiles,
       renderedBefore: (calendarId, eventId) => tracker.renderedBefore(calendarId, eventId),
     });
+    // Gone before the staging folder is listed in the manifest and checked.
+    spool.dispose();
 
-    const calendarsMeta = model.calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
+    const calendarsMeta = calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
     await writeSiteMeta(staging, calendarsMeta, { generator: `calfeed ${VERSION}` });
 
-    const shrink = shrinkReason(await readManifestSummary(outDir), { calendars: model.calendars.length, events: total });
+    const shrink = shrinkReason(await readManifestSummary(outDir), { calendars: calendars.length, events: total });
     if (shrink && !config.allowShrink) {
       throw new CalfeedError('SHRINK', `Refusing to publish ${config.out}: ${shrink}`);
     }
@@ -154,7 +164,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
       demo: source.demo,
       out: config.out,
-      calendars: model.calendars.length,
+      calendars: calendars.length,
       events: total,
       report,
       http: client.stats,
@@ -165,12 +175,14 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       durationMs: performance.now() - started,
     });
   } catch (error) {
+    spool?.dispose();
     if (staging) await discard(staging).catch(() => undefined);
     if (signal?.aborted && !(error instanceof CalfeedError && error.code === 'INTERRUPTED')) {
       throw new CalfeedError('INTERRUPTED', `Build interrupted; ${config.out} was left as it was.`, { cause: error });
     }
     throw error;
   } finally {
+    await pages?.close().catch(() => undefined);
     await client.close().catch(() => undefined);
     await lock.release().catch(() => undefined);
   }

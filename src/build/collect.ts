@@ -1,23 +1,26 @@
 // The crawl sink: what the build does with each document as it arrives. Raw bytes go straight to
 // the staging folder as the JSON mirror (so no raw body is held longer than one callback), the
-// parsed JSON is normalized into the model right away, joined with its history, and the event's
-// own page and .ics are written then and there (EventFiles).
+// parsed JSON is normalized into the model right away, joined with its history, the event's own
+// page and .ics are written then and there (EventFiles), and the event goes to the spool for the
+// calendar-level render, leaving only a small ref in memory.
 
 import type { CrawlSink, DocSource, ListDoc } from '../crawl/index.js';
-import type { Calendar, FeedEvent } from '../model.js';
+import { eventStamp, type Calendar } from '../model.js';
 import { normalizeCalendars, normalizeEvent, rawId, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { Logger } from '../log.js';
 import type { HistoryTracker } from '../state/history.js';
+import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
 import type { EventFiles } from './event-files.js';
+import type { EventRef, EventSpool } from './spool.js';
 
 interface CalendarState {
   calendar: Calendar;
   /** Raw list entries waiting for their details, by event id. */
   pending: Map<string, unknown>;
   segments: Map<string, string>;
-  events: FeedEvent[];
+  events: EventRef[];
 }
 
 /** Collects the model while writing the mirror into staging. */
@@ -34,10 +37,11 @@ export class Collector implements CrawlSink {
     private readonly log: Logger,
     private readonly history: HistoryTracker,
     private readonly eventFiles: EventFiles,
+    private readonly spool: EventSpool,
   ) {}
 
-  /** Events of every calendar with their history, in the order their details arrived. */
-  events(): Map<string, FeedEvent[]> {
+  /** Spooled events of every calendar (with their history), in the order their details arrived. */
+  events(): Map<string, EventRef[]> {
     return new Map([...this.byId].map(([id, state]) => [id, state.events]));
   }
 
@@ -98,8 +102,11 @@ export class Collector implements CrawlSink {
       return;
     }
     const { event: withHistory, rendered } = this.history.observe(event);
-    state.events.push(withHistory);
-    await this.eventFiles.write(state.calendar, withHistory, rendered);
+    // The VEVENT is rendered once: the same text goes into the event's .ics and every calendar.ics.
+    const vevent = await this.eventFiles.write(state.calendar, withHistory, rendered);
+    const zone = state.calendar.timeZone;
+    const when = { start: eventStartMs(withHistory, zone), end: eventEndMs(withHistory, zone), stamp: eventStamp(withHistory) };
+    state.events.push(this.spool.add(withHistory, vevent, when));
   }
 
   private slug(state: CalendarState, eventId: string): string {

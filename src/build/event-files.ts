@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
-import type { HtmlRenderer } from '../render/html/index.js';
 import { renderEventIcs } from '../render/ical/index.js';
 import type { HistoryTracker } from '../state/history.js';
+import type { PageRenderer } from './page-pool.js';
 
 /** Writes event pages and .ics files, skipping those whose fingerprint matches the published ones. */
 export class EventFiles {
@@ -19,30 +19,38 @@ export class EventFiles {
 
   constructor(
     private readonly staging: Staging,
-    private readonly html: HtmlRenderer,
+    private readonly pages: PageRenderer,
+    /** HtmlRenderer.fingerprint of the templates in effect. */
+    templates: string,
     private readonly site: SiteContext,
     private readonly history: HistoryTracker,
   ) {
     // Everything of the site an event page or .ics depends on. Not "now": neither file shows it.
     const { siteUrl, title, locale, timeZone, version } = site;
-    this.siteKey = JSON.stringify([siteUrl, title, locale, timeZone, version, html.fingerprint]);
+    this.siteKey = JSON.stringify([siteUrl, title, locale, timeZone, version, templates]);
   }
 
-  /** Write (or keep) the page and .ics of one event; `renderedBefore` is its last published fingerprint. */
-  async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined): Promise<void> {
+  /**
+   * Write (or keep) the page and .ics of one event; `renderedBefore` is its last published
+   * fingerprint. Returns its VEVENT text, which every calendar.ics it is in repeats.
+   */
+  async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined): Promise<string> {
     const page = paths.eventPage(cal.slug, event.slug);
     const ics = paths.eventIcs(cal.slug, event.slug);
     const fingerprint = this.fingerprint(cal, event);
-    if (fingerprint === renderedBefore && (await this.staging.isPublished(page)) && (await this.staging.isPublished(ics))) {
+    const keep = fingerprint === renderedBefore && (await this.staging.isPublished(page)) && (await this.staging.isPublished(ics));
+    const rendered = await this.pages.render(cal, event, !keep);
+    if (keep) {
       await this.staging.keep(page);
       await this.staging.keep(ics);
       this.kept++;
     } else {
-      await this.staging.write(page, this.html.event(cal, event, this.site));
-      await this.staging.write(ics, renderEventIcs(cal, event, this.site));
+      await this.staging.write(page, rendered.page!);
+      await this.staging.write(ics, renderEventIcs(cal, event, this.site, rendered.vevent));
       this.rendered++;
     }
     this.history.markRendered(event.calendarId, event.id, fingerprint);
+    return rendered.vevent;
   }
 
   private fingerprint(cal: Calendar, event: FeedEvent): string {

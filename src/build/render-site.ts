@@ -1,22 +1,25 @@
-// Render every output format from the model into staging. The renderers are pure; this module only
-// decides which renderer gets which events and where each result goes (src/paths.ts).
+// Render every calendar-level and site-level file into staging. The renderers are pure; this module
+// only decides which renderer gets which events and where each result goes (src/paths.ts).
+//
+// Memory stays bounded by the largest calendar, not the site: events come back from the spool one
+// calendar at a time, the combined calendar.ics is streamed VEVENT by VEVENT from the spool, and
+// the combined feeds load only the events they list.
 
-import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../model.js';
+import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { paths, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
-import type { HtmlRenderer } from '../render/html/index.js';
-import { renderIcs } from '../render/ical/index.js';
+import { upcomingCount, type HtmlRenderer } from '../render/html/index.js';
+import { ICS_FOOTER, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
+import { inFeedWindow, renderFeeds, renderSyndication } from '../render/syndication/index.js';
+import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
 import type { EventFiles } from './event-files.js';
-import { renderSyndication } from '../render/syndication/index.js';
-
-const byStart = (a: FeedEvent, b: FeedEvent): number => startOf(a) - startOf(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-function startOf(e: FeedEvent): number {
-  return e.when.kind === 'timed' ? e.when.start : Date.parse(e.when.startDate + 'T00:00:00Z');
-}
+import { compareRefs, type EventRef, type EventSpool } from './spool.js';
 
 export interface RenderInput {
-  model: SiteModel;
+  calendars: Calendar[];
+  /** Spooled live events per calendar id. */
+  events: ReadonlyMap<string, readonly EventRef[]>;
+  spool: EventSpool;
   /** Events gone from the API, kept as cancellations in iCalendar only. */
   removed: FeedEvent[];
   site: SiteContext;
@@ -27,55 +30,107 @@ export interface RenderInput {
   renderedBefore: (calendarId: string, eventId: string) => string | undefined;
 }
 
+/** A VEVENT of a calendar.ics: a spooled event's, or a removed event's rendered now. */
+interface IcsEntry {
+  start: number;
+  calendarId: string;
+  id: string;
+  ref?: EventRef;
+  text?: string;
+}
+
 /** Render calendar pages, feeds, the index and assets into staging; returns event counts per calendar. */
 export async function renderSite(staging: Staging, input: RenderInput): Promise<Map<string, number>> {
-  const { model, removed, site, html } = input;
+  const { calendars, spool, site, html } = input;
   const counts = new Map<string, number>();
-  const all: FeedEvent[] = [];
-  const removedByCalendar = groupBy(removed, (e) => e.calendarId);
+  const upcoming = new Map<string, number>();
+  const removedByCalendar = groupBy(input.removed, (e) => e.calendarId);
+  // The combined files, gathered as refs while each calendar is rendered.
+  const allIcs: IcsEntry[] = [];
+  const feedCandidates: EventRef[] = [];
+  let newest = 0;
 
-  for (const cal of model.calendars) {
-    const events = [...(model.events.get(cal.id) ?? [])].sort(byStart);
+  for (const cal of calendars) {
+    const refs = [...(input.events.get(cal.id) ?? [])].sort(compareRefs);
+    const events = spool.events(refs);
     const gone = removedByCalendar.get(cal.id) ?? [];
     counts.set(cal.id, events.length);
-    all.push(...events);
-    await renderCalendar(staging, cal, model.calendars, events, gone, site, html);
+    upcoming.set(cal.id, upcomingCount(cal, events, site));
+
+    const ics = icsEntries(refs, gone, cal.timeZone, site);
+    allIcs.push(...ics);
+    await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(cal, calendars, site), ics, spool));
+
+    const feeds = renderSyndication(cal, calendars, events, site);
+    await staging.write(paths.calendar(cal.slug, 'rss.xml'), feeds.rss);
+    await staging.write(paths.calendar(cal.slug, 'atom.xml'), feeds.atom);
+    await staging.write(paths.calendar(cal.slug, 'feed.json'), feeds.json);
+    // A calendar's first feedLimit upcoming events hold every one of the combined feeds' items.
+    feedCandidates.push(...refs.filter((r) => inFeedWindow(r.end, site)).slice(0, Math.max(0, site.feedLimit)));
+    for (const r of refs) newest = Math.max(newest, r.stamp);
+
+    const pages = html.calendar(cal, events, site);
+    await staging.write(paths.calendar(cal.slug, 'index.html'), pages.index);
+    await staging.write(paths.calendar(cal.slug, 'past.html'), pages.past);
+    await staging.write(paths.calendar(cal.slug, 'widget.html'), pages.widget);
     // Removed events keep their page and .ics (both cancelled) while they stay in calendar.ics:
     // RSS items and "add to calendar" files that link to them must not hit a 404.
     for (const event of gone) await input.eventFiles.write(cal, event, input.renderedBefore(event.calendarId, event.id));
   }
 
-  all.sort(byStart);
-  const withRemoved = [...all, ...removed].sort(byStart);
-  await staging.write(paths.site('calendar.ics'), renderIcs(null, model.calendars, withRemoved, site));
-  const feeds = renderSyndication(null, model.calendars, all, site);
+  // Cancellations of a calendar that vanished as a whole stay in the combined calendar.ics, shown
+  // in the site's zone, so apps subscribed to it drop those events too.
+  const listed = new Set(calendars.map((c) => c.id));
+  for (const [calendarId, gone] of removedByCalendar) {
+    if (!listed.has(calendarId)) allIcs.push(...icsEntries([], gone, site.timeZone, site));
+  }
+  allIcs.sort(compareEntries);
+  await staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(null, calendars, site), allIcs, spool));
+  const selected = spool.events(feedCandidates.sort(compareRefs).slice(0, Math.max(0, site.feedLimit)));
+  const feeds = renderFeeds(null, calendars, selected, newest, site);
   await staging.write(paths.site('rss.xml'), feeds.rss);
   await staging.write(paths.site('atom.xml'), feeds.atom);
   await staging.write(paths.site('feed.json'), feeds.json);
-  await staging.write(paths.site('index.html'), html.index(model, site));
+  await staging.write(paths.site('index.html'), html.index(calendars, upcoming, site));
   for (const [name, content] of Object.entries(html.assets())) await staging.write(paths.site(name as SiteFile), content);
   return counts;
 }
 
-async function renderCalendar(
-  staging: Staging,
-  cal: Calendar,
-  calendars: Calendar[],
-  events: FeedEvent[],
-  removed: FeedEvent[],
-  site: SiteContext,
-  html: HtmlRenderer,
-): Promise<void> {
-  const ics = renderIcs(cal, calendars, [...events, ...removed].sort(byStart), site);
-  await staging.write(paths.calendar(cal.slug, 'calendar.ics'), ics);
-  const feeds = renderSyndication(cal, calendars, events, site);
-  await staging.write(paths.calendar(cal.slug, 'rss.xml'), feeds.rss);
-  await staging.write(paths.calendar(cal.slug, 'atom.xml'), feeds.atom);
-  await staging.write(paths.calendar(cal.slug, 'feed.json'), feeds.json);
-  const pages = html.calendar(cal, events, site);
-  await staging.write(paths.calendar(cal.slug, 'index.html'), pages.index);
-  await staging.write(paths.calendar(cal.slug, 'past.html'), pages.past);
-  await staging.write(paths.calendar(cal.slug, 'widget.html'), pages.widget);
+/** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */
+function icsEntries(refs: readonly EventRef[], removed: FeedEvent[], zone: string, site: SiteContext): IcsEntry[] {
+  const entries: IcsEntry[] = [];
+  for (const ref of refs) if (inIcalWindow(ref.end, site)) entries.push({ start: ref.start, calendarId: ref.calendarId, id: ref.id, ref });
+  for (const event of removed) {
+    if (!inIcalWindow(eventEndMs(event, zone), site)) continue;
+    entries.push({ start: eventStartMs(event, zone), calendarId: event.calendarId, id: event.id, text: veventText(event, site) });
+  }
+  return entries.sort(compareEntries);
+}
+
+// The order sortByStart gives events: start, then calendar id, then event id.
+const compareEntries: (a: IcsEntry, b: IcsEntry) => number = compareRefs;
+
+/** A calendar.ics as chunks of about 256 KB: header, each entry's VEVENT, footer. */
+function* icsChunks(header: string, entries: readonly IcsEntry[], spool: EventSpool): Generator<string | Buffer> {
+  yield header;
+  let batch: Array<string | Buffer> = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const text = entry.text ?? spool.vevent(entry.ref!);
+    batch.push(text);
+    bytes += text.length;
+    if (bytes >= 256 * 1024) {
+      yield joinChunk(batch);
+      batch = [];
+      bytes = 0;
+    }
+  }
+  if (batch.length) yield joinChunk(batch);
+  yield ICS_FOOTER;
+}
+
+function joinChunk(parts: Array<string | Buffer>): Buffer {
+  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

@@ -3,14 +3,16 @@
 // is pure: the same model, site and templates give the same bytes.
 
 import { CalfeedError } from '../../errors.js';
-import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../../model.js';
+import type { Calendar, FeedEvent, SiteContext } from '../../model.js';
 import { paths } from '../../paths.js';
 import { loadTemplates } from './templates.js';
 import { calendarViews, eventView, indexView } from './view.js';
 
+export { upcomingCount, upcomingCounts } from './view.js';
+
 export interface HtmlRenderer {
-  /** index.html: every calendar with its upcoming-events count and subscribe links. */
-  index(model: SiteModel, site: SiteContext): string;
+  /** index.html: every calendar with its upcoming-events count (see upcomingCount) and subscribe links. */
+  index(calendars: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext): string;
   /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
   calendar(cal: Calendar, events: FeedEvent[], site: SiteContext): { index: string; past: string; widget: string };
   /** calendars/{slug}/events/{eventSlug}.html: the whole event, with JSON-LD and an "add to calendar" link. */
@@ -38,7 +40,7 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     assets[paths.site(name)] = text;
   }
   return {
-    index: (model, site) => templates.render('index', indexView(model, site)),
+    index: (calendars, upcoming, site) => templates.render('index', indexView(calendars, upcoming, site)),
     calendar(cal, events, site) {
       const views = calendarViews(cal, events, site);
       return {

@@ -159,14 +159,23 @@ function summary(html: string | undefined): string | undefined {
   return count > 200 ? text.slice(0, cut).trimEnd() + '…' : text;
 }
 
+/** Upcoming events of a calendar that are not cancelled: the count index.html shows for it. */
+export function upcomingCount(cal: Calendar, events: FeedEvent[], site: SiteContext): number {
+  return splitEvents(cal, events, site).upcoming.filter((e) => !isCancelled(e)).length;
+}
+
+/** Every calendar's upcomingCount, the input of index.html. */
+export function upcomingCounts(model: SiteModel, site: SiteContext): Map<string, number> {
+  return new Map(model.calendars.map((cal) => [cal.id, upcomingCount(cal, model.events.get(cal.id) ?? [], site)]));
+}
+
 /** View of index.html. */
-export function indexView(model: SiteModel, site: SiteContext) {
+export function indexView(calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext) {
   const c = ctx(site);
   const file = paths.site('index.html');
   const subscribe = subscribeLinks(site.siteUrl, null, site.title);
-  const calendars = model.calendars.map((cal) => {
-    const { upcoming } = splitEvents(cal, model.events.get(cal.id) ?? [], site);
-    const count = upcoming.filter((e) => !isCancelled(e)).length;
+  const calendars = calendarList.map((cal) => {
+    const count = upcoming.get(cal.id) ?? 0;
     return {
       title: cal.title,
       href: relHref(file, paths.calendar(cal.slug, 'index.html')),

@@ -43,16 +43,24 @@ function headerLines(header: CalendarHeader, site: SiteContext): string[] {
   return lines;
 }
 
+/** Whether an event ending at endMs (exclusive, epoch ms) is still in the iCalendar window at site.now. */
+export function inIcalWindow(endMs: number, site: SiteContext): boolean {
+  // Past events stay a while so "what was that talk last week" still works in calendar apps.
+  return endMs >= site.now - site.icalPastDays * DAY_MS;
+}
+
 /** Events in the iCalendar window, in a stable order. */
 function windowed(events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
   const zone = zoneLookup(calendars, site);
-  // Past events stay a while so "what was that talk last week" still works in calendar apps.
-  const cutoff = site.now - site.icalPastDays * DAY_MS;
-  return sortByStart(events.filter((e) => eventEndMs(e, zone(e)) >= cutoff), zone);
+  return sortByStart(events.filter((e) => inIcalWindow(eventEndMs(e, zone(e)), site)), zone);
 }
 
-/** calendar.ics for one calendar (cal given) or all calendars combined (cal null; title = site.title). Events outside the window (ended more than site.icalPastDays days before site.now) are left out; removed events (removedAt) and cancelled ones are STATUS:CANCELLED. */
-export function renderIcs(cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): string {
+/**
+ * The serialized VCALENDAR header of calendar.ics for one calendar (cal given) or all calendars
+ * combined (cal null; title = site.title). A calendar file is this, then veventText() of each
+ * event in the window in start order, then ICS_FOOTER: the build streams big ones that way.
+ */
+export function icsHeader(cal: Calendar | null, calendars: Calendar[], site: SiteContext): string {
   const header: CalendarHeader = cal
     ? {
         name: cal.title,
@@ -66,22 +74,33 @@ export function renderIcs(cal: Calendar | null, calendars: Calendar[], events: F
         timeZone: site.timeZone,
         source: absoluteUrl(site.siteUrl, paths.site('calendar.ics')),
       };
-  let out = serialize(headerLines(header, site));
-  for (const event of windowed(events, calendars, site)) out += veventText(event, site);
-  return out + serialize(['END:VCALENDAR']);
+  return serialize(headerLines(header, site));
 }
 
-/** One serialized VEVENT. */
-function veventText(event: FeedEvent, site: SiteContext): string {
+/** The line that ends every calendar file. */
+export const ICS_FOOTER = serialize(['END:VCALENDAR']);
+
+/** calendar.ics for one calendar (cal given) or all calendars combined (cal null; title = site.title). Events outside the window (ended more than site.icalPastDays days before site.now) are left out; removed events (removedAt) and cancelled ones are STATUS:CANCELLED. */
+export function renderIcs(cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): string {
+  let out = icsHeader(cal, calendars, site);
+  for (const event of windowed(events, calendars, site)) out += veventText(event, site);
+  return out + ICS_FOOTER;
+}
+
+/** One serialized VEVENT: the same text in the event's own .ics and in every calendar.ics. */
+export function veventText(event: FeedEvent, site: SiteContext): string {
   return serialize(veventLines(event, site));
 }
 
-/** One event's .ics (paths.eventIcs) for "add to calendar" buttons: a VCALENDAR with METHOD:PUBLISH and one VEVENT. */
-export function renderEventIcs(_cal: Calendar, event: FeedEvent, site: SiteContext): string {
+/**
+ * One event's .ics (paths.eventIcs) for "add to calendar" buttons: a VCALENDAR with METHOD:PUBLISH
+ * and one VEVENT. `vevent` is veventText(event, site) when the caller has it already.
+ */
+export function renderEventIcs(_cal: Calendar, event: FeedEvent, site: SiteContext, vevent = veventText(event, site)): string {
   const lines = [
     ...preamble(site),
     // No X-WR-CALNAME here: with it, Outlook and Apple Calendar offer to create a new calendar
     // for a single event instead of adding the event to one the user already has.
   ];
-  return serialize(lines) + veventText(event, site) + serialize(['END:VCALENDAR']);
+  return serialize(lines) + vevent + ICS_FOOTER;
 }

@@ -37,14 +37,20 @@ interface Entry {
 /** Upcoming events for the feeds: not ended at site.now, not removed, by start then id, at most feedLimit. */
 export function selectFeedEvents(events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
   const zone = zoneLookup(calendars, site);
-  const upcoming = events.filter((e) => e.removedAt === undefined && eventEndMs(e, zone(e)) > site.now);
+  const upcoming = events.filter((e) => e.removedAt === undefined && inFeedWindow(eventEndMs(e, zone(e)), site));
   return sortByStart(upcoming, zone).slice(0, Math.max(0, site.feedLimit));
 }
 
-/** Feed-level date from the data: newest item stamp, else newest event stamp, else the epoch. */
-function feedUpdated(items: FeedEvent[], all: FeedEvent[]): Date {
-  const pool = items.length ? items : all;
-  return new Date(pool.reduce((max, e) => Math.max(max, eventStamp(e)), 0));
+/** Whether an event ending at endMs (exclusive, epoch ms) can be a feed item at site.now. */
+export function inFeedWindow(endMs: number, site: SiteContext): boolean {
+  return endMs > site.now;
+}
+
+/** Newest eventStamp of some events (the epoch for none): a feed's date when it has no items. */
+export function newestStamp(events: Iterable<FeedEvent>): number {
+  let max = 0;
+  for (const e of events) max = Math.max(max, eventStamp(e));
+  return max;
 }
 
 /** A name-based (v5-style) UUID of the UID, as an Atom id: same UID, same id, every build. */
@@ -136,13 +142,20 @@ function jsonFeed(feed: Feed, entries: Entry[], site: SiteContext): string {
 
 /** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null). */
 export function renderSyndication(cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): SyndicationFeeds {
-  const selected = selectFeedEvents(events, calendars, site);
+  return renderFeeds(cal, calendars, selectFeedEvents(events, calendars, site), newestStamp(events), site);
+}
+
+/**
+ * The feeds of events already chosen by selectFeedEvents, so a build can pick them without holding
+ * every event. Dated by the newest item, else by `fallbackStamp` (newestStamp of all the events).
+ */
+export function renderFeeds(cal: Calendar | null, calendars: Calendar[], selected: FeedEvent[], fallbackStamp: number, site: SiteContext): SyndicationFeeds {
   const zoneFor = zoneLookup(calendars, site);
   const entries: Entry[] = selected.map((event) => {
     const zone = zoneFor(event);
     return { event, zone, uid: eventUid(event, site), title: itemTitle(event, site, zone), body: itemBody(event, site, zone) };
   });
-  const updated = feedUpdated(selected, events);
+  const updated = new Date(selected.length ? newestStamp(selected) : fallbackStamp);
   const atomAndJson = buildFeed(cal, calendars, entries, updated, site, true);
   const rss = buildFeed(cal, calendars, entries, updated, site, false);
   return {

@@ -2,12 +2,13 @@
 // build does, so tests can follow links between pages.
 
 import type { SiteContext, SiteModel } from '../../../src/model.js';
+import { upcomingCounts } from '../../../src/render/html/index.js';
 import { paths } from '../../../src/paths.js';
 import type { HtmlRenderer } from '../../../src/render/html/index.js';
 
 export function renderHtmlSite(html: HtmlRenderer, model: SiteModel, site: SiteContext): Map<string, string> {
   const files = new Map<string, string>(Object.entries(html.assets()));
-  files.set(paths.site('index.html'), html.index(model, site));
+  files.set(paths.site('index.html'), html.index(model.calendars, upcomingCounts(model, site), site));
   for (const cal of model.calendars) {
     const events = model.events.get(cal.id) ?? [];
     const pages = html.calendar(cal, events, site);

@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { upcomingCounts } from '../../../src/render/html/index.js';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -63,7 +64,7 @@ describe('user templates', () => {
       'pages/index.hbs': '{{#> layouts/base}}<h1>x</h1>{{> brand}}{{/layouts/base}}',
     });
     const html = await loadHtmlRenderer(dir);
-    expect(byClass(parse(html.index(sampleModel(), site)), 'brand').map(text)).toEqual(['University Events']);
+    expect(byClass(parse(html.index(sampleModel().calendars, upcomingCounts(sampleModel(), site), site)), 'brand').map(text)).toEqual(['University Events']);
   });
 
   it('a broken template fails with BUILD naming the file and the line', async () => {
@@ -83,7 +84,7 @@ describe('user templates', () => {
   it('a misspelt field fails the render with BUILD instead of rendering blank', async () => {
     const dir = await userDir({ 'pages/index.hbs': '<h1>{{page.sitetitle}}</h1>' });
     const html = await loadHtmlRenderer(dir);
-    const error = await buildError(Promise.resolve().then(() => html.index(sampleModel(), site)));
+    const error = await buildError(Promise.resolve().then(() => html.index(sampleModel().calendars, upcomingCounts(sampleModel(), site), site)));
     expect(error.code).toBe('BUILD');
     expect(error.message).toContain(join(dir, 'pages/index.hbs'));
     expect(error.message).toContain('sitetitle');
@@ -95,7 +96,7 @@ describe('user templates', () => {
       'pages/calendar.hbs': '{{#with calendar}}{{lookup this "constructor"}}{{lookup this "__proto__"}}{{/with}}',
     });
     const html = await loadHtmlRenderer(dir);
-    expect(html.index(sampleModel(), site)).toBe(
+    expect(html.index(sampleModel().calendars, upcomingCounts(sampleModel(), site), site)).toBe(
       '[page][calendars][subscribe][copyId]<lang><title><siteTitle><description><home><stylesheet><script><canonical><generator><crumbs><alternates>',
     );
     const model = sampleModel();

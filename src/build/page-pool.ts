@@ -1,0 +1,120 @@
+// Event pages and VEVENTs rendered off the main thread. The main thread of a build fetches, parses,
+// normalizes and writes; rendering an event page is the largest share of its CPU, so on a machine
+// with a spare core it goes to worker threads and overlaps with everything else. With one core, or
+// when running from TypeScript sources (tests), pages render in-thread through the same interface.
+
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { CalfeedError, type ErrorCode } from '../errors.js';
+import type { Calendar, FeedEvent, SiteContext } from '../model.js';
+import type { HtmlRenderer } from '../render/html/index.js';
+import { veventText } from '../render/ical/index.js';
+import type { PageJob, PageReply, PageWorkerData } from './page-worker.js';
+
+export interface RenderedEvent {
+  /** The event page's HTML; absent when only the VEVENT was asked for. */
+  page?: string;
+  vevent: string;
+}
+
+export interface PageRenderer {
+  /** Render an event's VEVENT, and its page too when `page` is true. */
+  render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent>;
+  close(): Promise<void>;
+  /** Worker threads rendering (0: this thread renders). */
+  readonly threads: number;
+}
+
+/** Most worker threads a build starts: past this, the main thread is the bottleneck anyway. */
+const MAX_WORKERS = 3;
+
+/**
+ * Worker threads when there is a spare core and compiled workers exist, else in-thread rendering.
+ * `html` (the main thread's renderer, loaded from the same templates) serves the in-thread case.
+ */
+export function createPageRenderer(html: HtmlRenderer, site: SiteContext, templates: string | undefined): PageRenderer {
+  const workerFile = new URL('./page-worker.js', import.meta.url);
+  const workers = Math.min(MAX_WORKERS, availableParallelism() - 1);
+  // From TypeScript sources (vitest, tsx) there is no compiled page-worker.js to start.
+  if (workers < 1 || !import.meta.url.endsWith('.js')) return inThread(html, site);
+  return new WorkerPool(fileURLToPath(workerFile), workers, { templates, site });
+}
+
+function inThread(html: HtmlRenderer, site: SiteContext): PageRenderer {
+  return {
+    render: async (cal, event, page) => ({ vevent: veventText(event, site), ...(page ? { page: html.event(cal, event, site) } : {}) }),
+    close: async () => undefined,
+    threads: 0,
+  };
+}
+
+interface Pending {
+  resolve: (value: RenderedEvent) => void;
+  reject: (error: Error) => void;
+}
+
+class WorkerPool implements PageRenderer {
+  private readonly workers: Worker[] = [];
+  private readonly load: number[] = [];
+  private readonly pending = new Map<number, { worker: number } & Pending>();
+  private nextId = 0;
+  private failure: Error | undefined;
+  readonly threads: number;
+
+  constructor(file: string, count: number, data: PageWorkerData) {
+    this.threads = count;
+    for (let i = 0; i < count; i++) {
+      const worker = new Worker(file, { workerData: data });
+      // An idle worker must not keep a finished (or failed) build's process alive.
+      worker.unref();
+      worker.on('message', (reply: PageReply) => this.settle(i, reply));
+      worker.on('error', (error) => this.fail(new CalfeedError('BUILD', `Rendering worker failed: ${error.message}`, { cause: error })));
+      worker.on('exit', (code) => {
+        if (code !== 0) this.fail(new CalfeedError('BUILD', `Rendering worker stopped unexpectedly (exit code ${code}).`));
+      });
+      this.workers.push(worker);
+      this.load.push(0);
+    }
+  }
+
+  render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent> {
+    if (this.failure) return Promise.reject(this.failure);
+    // The least busy worker; jobs are small and similar, so this keeps them evenly loaded.
+    let w = 0;
+    for (let i = 1; i < this.load.length; i++) if (this.load[i]! < this.load[w]!) w = i;
+    const id = this.nextId++;
+    const job: PageJob = { id, cal, event, page };
+    return new Promise<RenderedEvent>((resolve, reject) => {
+      this.pending.set(id, { worker: w, resolve, reject });
+      this.load[w]!++;
+      if (this.pending.size === 1) this.workers.forEach((worker) => worker.ref());
+      this.workers[w]!.postMessage(job);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.fail(new CalfeedError('BUILD', 'internal: rendering workers were closed with work pending'));
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+
+  private settle(worker: number, reply: PageReply): void {
+    const job = this.pending.get(reply.id);
+    if (!job) return;
+    this.pending.delete(reply.id);
+    this.load[worker]!--;
+    if (this.pending.size === 0) this.workers.forEach((w) => w.unref());
+    if ('error' in reply) {
+      const code = (reply.error.code ?? 'BUILD') as ErrorCode;
+      job.reject(new CalfeedError(code, reply.error.message));
+    } else {
+      job.resolve({ vevent: reply.vevent, ...(reply.page !== undefined ? { page: reply.page } : {}) });
+    }
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const job of this.pending.values()) job.reject(this.failure);
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,39 @@
+// Worker thread entry: renders event pages and VEVENTs for the main thread (see page-pool.ts).
+// It loads the same templates the main thread loaded, so its output is byte for byte the same.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { CalfeedError } from '../errors.js';
+import type { Calendar, FeedEvent, SiteContext } from '../model.js';
+import { loadHtmlRenderer } from '../render/html/index.js';
+import { veventText } from '../render/ical/index.js';
+
+export interface PageWorkerData {
+  templates: string | undefined;
+  site: SiteContext;
+}
+
+export interface PageJob {
+  id: number;
+  cal: Calendar;
+  event: FeedEvent;
+  /** False when only the VEVENT is needed (the page is kept from the last build). */
+  page: boolean;
+}
+
+export type PageReply = { id: number; page?: string; vevent: string } | { id: number; error: { message: string; code?: string } };
+
+const { templates, site } = workerData as PageWorkerData;
+const port = parentPort!;
+const html = await loadHtmlRenderer(templates);
+
+port.on('message', (job: PageJob) => {
+  let reply: PageReply;
+  try {
+    reply = { id: job.id, vevent: veventText(job.event, site), ...(job.page ? { page: html.event(job.cal, job.event, site) } : {}) };
+  } catch (error) {
+    // Only calfeed's own error codes cross over; anything else is a BUILD error on the other side.
+    const code = error instanceof CalfeedError ? error.code : undefined;
+    reply = { id: job.id, error: { message: (error as Error).message, ...(code ? { code } : {}) } };
+  }
+  port.postMessage(reply);
+});

@@ -1,0 +1,131 @@
+// Events between the crawl and the calendar-level render, kept on disk instead of in memory.
+//
+// Calendar pages, feeds and calendar.ics need every event of a calendar, and the combined files
+// need every event of the site, but only after the crawl. Holding 100,000 events as objects took
+// gigabytes, so each event is appended to a spool file as it arrives (its JSON, then its VEVENT
+// text, rendered once) and only a small EventRef stays in memory: enough to sort, select and
+// window events, and to read one back. The calendar-level render then loads one calendar at a time,
+// and streams the combined calendar.ics VEVENT by VEVENT.
+//
+// The file lives inside the staging folder (same disk as --out, never a RAM-backed /tmp), so a
+// failed or killed build's spool goes wherever its staging folder goes; it is deleted before the
+// staging folder is checked and published.
+
+import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import type { FeedEvent } from '../model.js';
+
+/** What stays in memory of a spooled event. */
+export interface EventRef {
+  readonly calendarId: string;
+  readonly id: string;
+  /** Start and exclusive end instants, epoch ms, in the event's zone (all-day: local midnights). */
+  readonly start: number;
+  readonly end: number;
+  /** eventStamp(event): dates a feed that has no items. */
+  readonly stamp: number;
+  /** Where the event's JSON and then its VEVENT text are in the spool, in bytes. */
+  readonly at: number;
+  readonly jsonBytes: number;
+  readonly veventBytes: number;
+}
+
+/** Orders refs like sortByStart orders events: start, then calendar id, then event id (code units). */
+export function compareRefs(a: Pick<EventRef, 'start' | 'calendarId' | 'id'>, b: Pick<EventRef, 'start' | 'calendarId' | 'id'>): number {
+  return a.start - b.start || compareStrings(a.calendarId, b.calendarId) || compareStrings(a.id, b.id);
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const FLUSH_BYTES = 1 << 20;
+
+/** An append-only file of events; not safe to read from while another call is writing. */
+export class EventSpool {
+  private fd: number | undefined;
+  private size = 0;
+  // Appends are gathered and written a megabyte at a time: one write per event cost a syscall each.
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  private constructor(readonly file: string) {
+    this.fd = openSync(file, 'wx+', 0o600);
+  }
+
+  /** A new spool file in folder (the staging folder). */
+  static create(folder: string): EventSpool {
+    return new EventSpool(path.join(folder, `.calfeed-spool-${process.pid}`));
+  }
+
+  /** Append an event and its VEVENT text; returns its ref. */
+  add(event: FeedEvent, vevent: string, when: { start: number; end: number; stamp: number }): EventRef {
+    const json = Buffer.from(JSON.stringify(event), 'utf8');
+    const text = Buffer.from(vevent, 'utf8');
+    const ref: EventRef = {
+      calendarId: event.calendarId,
+      id: event.id,
+      start: when.start,
+      end: when.end,
+      stamp: when.stamp,
+      at: this.size,
+      jsonBytes: json.length,
+      veventBytes: text.length,
+    };
+    this.pending.push(json, text);
+    this.pendingBytes += json.length + text.length;
+    this.size += json.length + text.length;
+    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+    return ref;
+  }
+
+  /** The events of refs, in the order given. */
+  events(refs: readonly EventRef[]): FeedEvent[] {
+    return refs.map((ref) => JSON.parse(this.read(ref.at, ref.jsonBytes).toString('utf8')) as FeedEvent);
+  }
+
+  /** The VEVENT text of a ref, as UTF-8 bytes. */
+  vevent(ref: EventRef): Buffer {
+    return this.read(ref.at + ref.jsonBytes, ref.veventBytes);
+  }
+
+  /** Close and delete the file (idempotent). */
+  dispose(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+    this.pending = [];
+    try {
+      unlinkSync(this.file);
+    } catch {
+      // Already gone with its staging folder.
+    }
+  }
+
+  private read(at: number, length: number): Buffer {
+    this.flush();
+    const buffer = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.openFd(), buffer, done, length - done, at + done);
+      if (n === 0) throw new Error(`internal: the event spool ${this.file} ended early`);
+      done += n;
+    }
+    return buffer;
+  }
+
+  private flush(): void {
+    if (this.pendingBytes === 0) return;
+    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    let done = 0;
+    const fd = this.openFd();
+    while (done < data.length) done += writeSync(fd, data, done, data.length - done);
+  }
+
+  private openFd(): number {
+    if (this.fd === undefined) throw new Error('internal: the event spool was already disposed');
+    return this.fd;
+  }
+}

@@ -1,0 +1,62 @@
+// The worker pool only runs from compiled code (a worker needs a .js file), so this test drives the
+// build's own dist/ output, which `npm test` compiles first.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as PoolModule from '../../src/build/page-pool.js';
+import type * as HtmlModule from '../../src/render/html/index.js';
+import type * as IcalModule from '../../src/render/ical/index.js';
+import { sampleCalendar, sampleEvent, sampleSite } from '../fixtures/sample.js';
+
+const dist = (p: string): string => new URL(`../../dist/${p}`, import.meta.url).href;
+const { createPageRenderer } = (await import(dist('build/page-pool.js'))) as typeof PoolModule;
+const { loadHtmlRenderer } = (await import(dist('render/html/index.js'))) as typeof HtmlModule;
+const { veventText } = (await import(dist('render/ical/index.js'))) as typeof IcalModule;
+
+describe('page renderer worker pool (compiled)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'calfeed-pool-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('renders the same page and VEVENT bytes in worker threads as in this thread', async () => {
+    const site = sampleSite();
+    const html = await loadHtmlRenderer();
+    const pool = createPageRenderer(html, site, undefined);
+    // One core: pages render in this thread, and this test compares that path with itself.
+    expect(pool.threads).toBe(Math.min(3, availableParallelism() - 1));
+    try {
+      const cal = sampleCalendar();
+      const events = Array.from({ length: 40 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
+      const results = await Promise.all(events.map((e, i) => pool.render(cal, e, i % 3 !== 0)));
+      results.forEach((r, i) => {
+        expect(r.vevent).toBe(veventText(events[i]!, site));
+        if (i % 3 === 0) expect(r.page).toBeUndefined();
+        else expect(r.page).toBe(html.event(cal, events[i]!, site));
+      });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('fails a render with the template error, named, when a user template breaks inside a worker', async () => {
+    const templates = path.join(dir, 'broken');
+    await mkdir(path.join(templates, 'pages'), { recursive: true });
+    await writeFile(path.join(templates, 'pages', 'event.hbs'), '{{token}}');
+    const site = sampleSite();
+    const html = await loadHtmlRenderer(templates);
+    const pool = createPageRenderer(html, site, templates);
+    try {
+      await expect(pool.render(sampleCalendar(), sampleEvent(), true)).rejects.toMatchObject({ name: 'CalfeedError', code: 'BUILD', message: expect.stringMatching(/event/) });
+      // Only the page needs the template: a VEVENT alone still renders.
+      await expect(pool.render(sampleCalendar(), sampleEvent(), false)).resolves.toMatchObject({ vevent: expect.stringContaining('BEGIN:VEVENT') });
+    } finally {
+      await pool.close();
+    }
+  });
+});

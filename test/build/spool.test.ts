@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compareRefs, EventSpool } from '../../src/build/spool.js';
+import { sampleEvent } from '../fixtures/sample.js';
+
+describe('EventSpool', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'calfeed-spool-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('gives back each event and its VEVENT text exactly, after a megabyte of appends is flushed to disk', async () => {
+    const spool = EventSpool.create(dir);
+    // Multi-byte text: offsets are in bytes, not characters.
+    const long = 'Ąžuolas 🌳 '.repeat(2000);
+    const refs = Array.from({ length: 80 }, (_, i) => {
+      const event = sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} ${long}` });
+      return spool.add(event, `BEGIN:VEVENT\r\nUID:e${i}\r\nSUMMARY:${long}\r\nEND:VEVENT\r\n`, { start: 80 - i, end: 100, stamp: i });
+    });
+    expect((await stat(spool.file)).size).toBeGreaterThan(1 << 20);
+    const back = spool.events([refs[79]!, refs[0]!, refs[40]!]);
+    expect(back.map((e) => e.id)).toEqual(['e79', 'e0', 'e40']);
+    expect(back[0]).toEqual(sampleEvent({ id: 'e79', slug: 'e79', title: `Talk 79 ${long}` }));
+    expect(spool.vevent(refs[40]!).toString('utf8')).toBe(`BEGIN:VEVENT\r\nUID:e40\r\nSUMMARY:${long}\r\nEND:VEVENT\r\n`);
+    spool.dispose();
+    expect(existsSync(spool.file)).toBe(false);
+    spool.dispose();
+  });
+
+  it('reads back events still waiting in its write buffer', () => {
+    const spool = EventSpool.create(dir);
+    const ref = spool.add(sampleEvent(), 'V', { start: 1, end: 2, stamp: 3 });
+    expect(spool.events([ref])).toEqual([sampleEvent()]);
+    expect(spool.vevent(ref).toString()).toBe('V');
+    spool.dispose();
+  });
+
+  it('orders refs by start, then calendar id, then event id, as sortByStart orders events', () => {
+    const spool = EventSpool.create(dir);
+    const add = (calendarId: string, id: string, start: number) => spool.add(sampleEvent({ calendarId, id }), '', { start, end: start, stamp: 0 });
+    const refs = [add('b', '1', 5), add('a', '2', 5), add('a', '10', 5), add('z', '0', 1)];
+    expect(refs.sort(compareRefs).map((r) => `${r.calendarId}/${r.id}`)).toEqual(['z/0', 'a/10', 'a/2', 'b/1']);
+    spool.dispose();
+  });
+});
