@@ -1,9 +1,13 @@
 // Reading and writing build state in the cache folder. Writes are atomic (temp file + rename) so a
 // killed build leaves either the old state or the new one, never half of either.
+//
+// history.json is one JSON object, laid out one event a line and written and read a line at a
+// time: at 100,000 events, one JSON.stringify of it cost more memory than the whole build.
 
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { emptyHistory, parseHistory, type HistoryState } from './history.js';
+import { readLines } from '../read-lines.js';
+import { HISTORY_VERSION, emptyHistory, parseHistory, type HistoryState } from './history.js';
 
 const HISTORY_FILE = 'history.json';
 
@@ -11,6 +15,8 @@ const HISTORY_FILE = 'history.json';
 export async function loadHistory(cacheDir: string): Promise<{ state: HistoryState; note?: string }> {
   let text: string;
   try {
+    const byLine = await loadLines(join(cacheDir, HISTORY_FILE));
+    if (byLine) return { state: byLine };
     text = await readFile(join(cacheDir, HISTORY_FILE), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyHistory(), note: 'no event history yet: every event is new' };
@@ -25,15 +31,64 @@ export async function loadHistory(cacheDir: string): Promise<{ state: HistorySta
   return parsed ? { state: parsed } : { state: emptyHistory(), note: 'event history corrupt or from another version: starting afresh' };
 }
 
-/** Store event history atomically. */
+const HEADER = `{"version":${HISTORY_VERSION},"events":{`;
+const FOOTER = '}}';
+
+/** Store event history atomically, one event a line. */
 export async function saveHistory(cacheDir: string, state: HistoryState): Promise<void> {
-  await writeAtomic(join(cacheDir, HISTORY_FILE), JSON.stringify(state));
+  const path = join(cacheDir, HISTORY_FILE);
+  await mkdir(cacheDir, { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    const handle = await open(temp, 'w');
+    try {
+      let chunk = HEADER;
+      let first = true;
+      for (const key in state.events) {
+        chunk += `${first ? '' : ','}\n${JSON.stringify(key)}:${JSON.stringify(state.events[key])}`;
+        first = false;
+        if (chunk.length >= 1 << 20) {
+          await handle.write(chunk);
+          chunk = '';
+        }
+      }
+      await handle.write(`${chunk}\n${FOOTER}\n`);
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
 }
 
-/** Write a file through a temp file and a rename. */
-export async function writeAtomic(path: string, data: string): Promise<void> {
-  await mkdir(join(path, '..'), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, data);
-  await rename(temp, path);
+/** History in saveHistory's layout, read a line at a time; undefined for any other layout. */
+async function loadLines(file: string): Promise<HistoryState | undefined> {
+  // No prototype: a key of a hand-edited file must not reach Object.prototype.
+  const events: HistoryState['events'] = Object.create(null) as HistoryState['events'];
+  let section: 'header' | 'events' | 'end' = 'header';
+  const line = (text: string): boolean => {
+    if (section === 'header') {
+      section = 'events';
+      return text === HEADER;
+    }
+    if (section === 'end') return text === '';
+    if (text === FOOTER) {
+      section = 'end';
+      return true;
+    }
+    try {
+      const entry: unknown = JSON.parse(`{${text.endsWith(',') ? text.slice(0, -1) : text}}`);
+      if (typeof entry !== 'object' || entry === null) return false;
+      for (const [key, record] of Object.entries(entry)) events[key] = record as HistoryState['events'][string];
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // A longer unfinished line is not this layout (an older history.json is a single line).
+  const { accepted, tail } = await readLines(file, line, () => 1 << 22);
+  if (!accepted || (section as string) !== 'end' || tail !== '') return undefined;
+  return parseHistory({ version: HISTORY_VERSION, events });
 }
