@@ -151,8 +151,40 @@ function readEnd(record: RawRecord, explicit: FieldPath | undefined, start: Poin
   return { point, problem };
 }
 
+// Every format calfeed writes has four-digit years (iCalendar DATE-TIME, RFC 3339, HTML <time>), and
+// an all-day event's exclusive end is the day after its last: an event must fit inside years
+// 0001-9999 with a day to spare at either end, or it is unreadable rather than a crash later.
+const FIRST_DAY = '0001-01-02';
+const LAST_DAY = '9999-12-30';
+const FIRST_MS = Date.parse(`${FIRST_DAY}T00:00:00Z`);
+const LAST_MS = Date.parse(`${LAST_DAY}T00:00:00Z`);
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function outOfRange(when: EventWhen): boolean {
+  if (when.kind === 'allDay') {
+    return !ISO_DATE.test(when.startDate) || !ISO_DATE.test(when.endDate) || when.startDate < FIRST_DAY || when.endDate > LAST_DAY;
+  }
+  const inRange = (ms: number): boolean => Number.isFinite(ms) && ms >= FIRST_MS && ms <= LAST_MS;
+  return !inRange(when.start) || (when.end !== undefined && !inRange(when.end));
+}
+
 /** Builds the model's `when` from a record, or says why it cannot. */
 export function resolveWhen(
+  record: RawRecord,
+  mapping: { start?: FieldPath; end?: FieldPath },
+  allDayFlag: boolean | undefined,
+  zone: string,
+): WhenResult {
+  const result = readWhen(record, mapping, allDayFlag, zone);
+  if (!result.when || !outOfRange(result.when)) return result;
+  const [start] = result.uses;
+  return {
+    uses: result.uses,
+    problems: [{ code: 'BAD_TIME', message: `the time ${JSON.stringify(start?.sample)} in field "${String(start?.path)}" (or its end) is outside the years 0001 to 9999` }],
+  };
+}
+
+function readWhen(
   record: RawRecord,
   mapping: { start?: FieldPath; end?: FieldPath },
   allDayFlag: boolean | undefined,

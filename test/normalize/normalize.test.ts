@@ -102,6 +102,10 @@ describe('normalizeEvent', () => {
     ['no start', { id: 1, title: 'x', location: 'Hall' }, 'NO_START'],
     ['unreadable start', { id: 1, title: 'x', start: 'next Tuesday' }, 'BAD_TIME'],
     ['a time of day but no date', { id: 1, title: 'x', startTime: '10:00' }, 'BAD_TIME'],
+    // Its end (the same day, 10:00 in Vilnius) lands in year 10000 once read in the zone.
+    ['a start in the last hour of year 9999', { id: 1, title: 'x', start: '9999-12-31T23:00:00Z', end: '10:00' }, 'BAD_TIME'],
+    ['an all-day event on the last day of year 9999', { id: 1, title: 'x', start: '9999-12-31', allDay: true }, 'BAD_TIME'],
+    ['an end beyond year 9999', { id: 1, title: 'x', start: '2026-01-01T10:00:00Z', end: 253402300800000 }, 'BAD_TIME'],
   ])('skips an event with %s', (_name, record, code) => {
     const { event, warnings } = normalizeEvent(record, undefined, CAL, 's', OPTS);
     expect(event).toBeUndefined();
