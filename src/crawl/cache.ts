@@ -6,7 +6,8 @@
 
 import { createHash } from 'node:crypto';
 import { readLines } from '../read-lines.js';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writePiecesAtomic } from '../write-lines.js';
 import { join } from 'node:path';
 
 const FILE = 'crawl.json';
@@ -104,44 +105,25 @@ export class CrawlCache {
    * Written in pieces, one entry a line, rather than as one JSON.stringify of everything.
    */
   async save(dir: string): Promise<void> {
-    await mkdir(dir, { recursive: true });
-    const file = join(dir, FILE);
-    const temp = `${file}.${process.pid}.tmp`;
-    try {
-      const handle = await open(temp, 'w');
-      try {
-        let chunk = '';
-        const put = async (text: string): Promise<void> => {
-          chunk += text;
-          if (chunk.length >= 1 << 20) {
-            await handle.write(chunk);
-            chunk = '';
-          }
-        };
-        const header: Record<string, unknown> = { version: VERSION };
-        if (this.portal !== undefined) header['portal'] = this.portal;
-        await put(`${JSON.stringify(header).slice(0, -1)},"docs":{`);
-        let first = true;
-        for (const [key, entry] of this.after.docs()) {
-          await put(`${first ? '' : ','}\n${JSON.stringify(key)}:${JSON.stringify(entry)}`);
-          first = false;
-        }
-        await put('\n},"events":{');
-        first = true;
-        for (const [calendarId, eventId, entry] of this.after.events()) {
-          await put(`${first ? '' : ','}\n${JSON.stringify(eventKey(calendarId, eventId))}:${JSON.stringify(entry)}`);
-          first = false;
-        }
-        await put('\n}}\n');
-        if (chunk) await handle.write(chunk);
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, file);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
+    await writePiecesAtomic(join(dir, FILE), this.lines());
+  }
+
+  private *lines(): Generator<string> {
+    const header: Record<string, unknown> = { version: VERSION };
+    if (this.portal !== undefined) header['portal'] = this.portal;
+    yield `${JSON.stringify(header).slice(0, -1)},"docs":{`;
+    let first = true;
+    for (const [key, entry] of this.after.docs()) {
+      yield `${first ? '' : ','}\n${JSON.stringify(key)}:${JSON.stringify(entry)}`;
+      first = false;
     }
+    yield '\n},"events":{';
+    first = true;
+    for (const [calendarId, eventId, entry] of this.after.events()) {
+      yield `${first ? '' : ','}\n${JSON.stringify(eventKey(calendarId, eventId))}:${JSON.stringify(entry)}`;
+      first = false;
+    }
+    yield '\n}}\n';
   }
 }
 

@@ -4,9 +4,10 @@
 // history.json is one JSON object, laid out one event a line and written and read a line at a
 // time: at 100,000 events, one JSON.stringify of it cost more memory than the whole build.
 
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readLines } from '../read-lines.js';
+import { writePiecesAtomic } from '../write-lines.js';
 import { HISTORY_VERSION, emptyHistory, parseHistory, type HistoryState } from './history.js';
 
 const HISTORY_FILE = 'history.json';
@@ -36,31 +37,17 @@ const FOOTER = '}}';
 
 /** Store event history atomically, one event a line. */
 export async function saveHistory(cacheDir: string, state: HistoryState): Promise<void> {
-  const path = join(cacheDir, HISTORY_FILE);
-  await mkdir(cacheDir, { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    const handle = await open(temp, 'w');
-    try {
-      let chunk = HEADER;
-      let first = true;
-      for (const key in state.events) {
-        chunk += `${first ? '' : ','}\n${JSON.stringify(key)}:${JSON.stringify(state.events[key])}`;
-        first = false;
-        if (chunk.length >= 1 << 20) {
-          await handle.write(chunk);
-          chunk = '';
-        }
-      }
-      await handle.write(`${chunk}\n${FOOTER}\n`);
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
+  await writePiecesAtomic(join(cacheDir, HISTORY_FILE), historyLines(state));
+}
+
+function* historyLines(state: HistoryState): Generator<string> {
+  yield HEADER;
+  let first = true;
+  for (const key in state.events) {
+    yield `${first ? '' : ','}\n${JSON.stringify(key)}:${JSON.stringify(state.events[key])}`;
+    first = false;
   }
+  yield `\n${FOOTER}\n`;
 }
 
 /** History in saveHistory's layout, read a line at a time; undefined for any other layout. */
