@@ -6,7 +6,7 @@ import { IANAZone } from 'luxon';
 import { ConfigError } from '../errors.js';
 import type { FieldsConfig } from '../normalize/index.js';
 import type { PagingConfig } from '../crawl/index.js';
-import type { AuthConfig } from '../http/index.js';
+import type { HttpOptions } from '../http/index.js';
 import { FILE_ONLY_KEYS, OPTIONS, type Command, type OptionSpec } from './options.js';
 
 export type RawValue = string | number | boolean;
@@ -17,8 +17,14 @@ export interface ConfigLayers {
   file?: { path: string; data: unknown };
 }
 
+/** The HTTP client settings the config sets, declared (and documented) once, in HttpOptions. */
+type HttpSettings = Pick<
+  HttpOptions,
+  'auth' | 'concurrency' | 'rateLimit' | 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'retries' | 'retryMaxWaitMs' | 'maxResponseBytes'
+>;
+
 /** The settings a build runs with. Durations in milliseconds, sizes in bytes. */
-export interface ResolvedConfig {
+export interface ResolvedConfig extends HttpSettings {
   command: Command;
   baseUrl?: string;
   tokenFile?: string;
@@ -26,15 +32,6 @@ export interface ResolvedConfig {
   siteUrl: string;
   /** True when the site URL is the default (links will point at localhost). */
   siteUrlIsDefault: boolean;
-  auth: AuthConfig;
-  concurrency: number;
-  rateLimit?: number;
-  connectTimeoutMs: number;
-  headersTimeoutMs: number;
-  bodyTimeoutMs: number;
-  retries: number;
-  retryMaxWaitMs: number;
-  maxResponseBytes: number;
   maxCalendars: number;
   maxEvents: number;
   maxFieldLength: number;
