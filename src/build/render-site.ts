@@ -110,27 +110,11 @@ function icsEntries(refs: readonly EventRef[], removed: FeedEvent[], zone: strin
 // The order sortByStart gives events: start, then calendar id, then event id.
 const compareEntries: (a: IcsEntry, b: IcsEntry) => number = compareRefs;
 
-/** A calendar.ics as chunks of about 256 KB: header, each entry's VEVENT, footer. */
+/** A calendar.ics as pieces: header, each entry's VEVENT, footer (staging gathers them into blocks). */
 function* icsChunks(header: string, entries: readonly IcsEntry[], spool: EventSpool): Generator<string | Buffer> {
   yield header;
-  let batch: Array<string | Buffer> = [];
-  let bytes = 0;
-  for (const entry of entries) {
-    const text = entry.text ?? spool.vevent(entry.ref!);
-    batch.push(text);
-    bytes += text.length;
-    if (bytes >= 256 * 1024) {
-      yield joinChunk(batch);
-      batch = [];
-      bytes = 0;
-    }
-  }
-  if (batch.length) yield joinChunk(batch);
+  for (const entry of entries) yield entry.text ?? spool.vevent(entry.ref!);
   yield ICS_FOOTER;
-}
-
-function joinChunk(parts: Array<string | Buffer>): Buffer {
-  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
