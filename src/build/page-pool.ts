@@ -41,9 +41,14 @@ export function createPageRenderer(html: HtmlRenderer, site: SiteContext, templa
   return new WorkerPool(fileURLToPath(workerFile), workers, { templates, site });
 }
 
+/** One render job, done in whichever thread runs it. */
+export function renderEvent(html: HtmlRenderer, site: SiteContext, cal: Calendar, event: FeedEvent, page: boolean): RenderedEvent {
+  return { vevent: veventText(event, site), ...(page ? { page: html.event(cal, event, site) } : {}) };
+}
+
 function inThread(html: HtmlRenderer, site: SiteContext): PageRenderer {
   return {
-    render: async (cal, event, page) => ({ vevent: veventText(event, site), ...(page ? { page: html.event(cal, event, site) } : {}) }),
+    render: async (cal, event, page) => renderEvent(html, site, cal, event, page),
     close: async () => undefined,
     threads: 0,
   };

@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { CalfeedError } from '../errors.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
-import { veventText } from '../render/ical/index.js';
+import { renderEvent } from './page-pool.js';
 
 export interface PageWorkerData {
   templates: string | undefined;
@@ -29,7 +29,7 @@ const html = await loadHtmlRenderer(templates);
 port.on('message', (job: PageJob) => {
   let reply: PageReply;
   try {
-    reply = { id: job.id, vevent: veventText(job.event, site), ...(job.page ? { page: html.event(job.cal, job.event, site) } : {}) };
+    reply = { id: job.id, ...renderEvent(html, site, job.cal, job.event, job.page) };
   } catch (error) {
     // Only calfeed's own error codes cross over; anything else is a BUILD error on the other side.
     const code = error instanceof CalfeedError ? error.code : undefined;
