@@ -30,7 +30,6 @@ export {
   readManifestSummary,
   renderManifest,
   manifestChunks,
-  renderManifestBytes,
   scanManifest,
   type ManifestConsumer,
   shrinkReason,

@@ -51,17 +51,7 @@ export function renderManifest(
   // Code-unit order, not localeCompare: the same on every machine and locale.
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
-  // A calendar's files live under two folders; map each folder prefix to the calendar's slug.
-  const slugByPrefix = new Map<string, string>();
-  for (const cal of calendars) {
-    slugByPrefix.set(paths.calendarDir(cal.slug), cal.slug);
-    slugByPrefix.set(path.posix.dirname(paths.eventsMirror(cal.slug)) + '/', cal.slug);
-  }
-  const filesBySlug = new Map<string, number>();
-  for (const entry of entries) {
-    const slug = slugByPrefix.get(firstTwoSegments(entry.path));
-    if (slug !== undefined) filesBySlug.set(slug, (filesBySlug.get(slug) ?? 0) + 1);
-  }
+  const filesBySlug = filesPerCalendar(entries.map((e) => e.path), calendars);
 
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
@@ -83,20 +73,6 @@ export function renderManifest(
   return JSON.stringify(manifest, null, 2) + '\n';
 }
 
-/**
- * renderManifest's exact bytes, built straight into one Buffer: no array of entry objects, no
- * 75 MB string beside a 75 MB Buffer copy at 300,000 files. Staging streams manifestChunks instead.
- */
-export function renderManifestBytes(
-  files: ReadonlyMap<string, { bytes: number; sha256: string }>,
-  calendars: ReadonlyArray<{ id: string; slug: string; title: string; events: number }>,
-  meta: { generator: string },
-): Buffer {
-  const parts: Buffer[] = [];
-  for (const chunk of manifestChunks(files, calendars, meta)) parts.push(Buffer.from(chunk, 'utf8'));
-  return Buffer.concat(parts);
-}
-
 /** Text chunks of this size (UTF-16 code units, about) make up manifestChunks. */
 const MANIFEST_CHUNK = 1 << 16;
 
@@ -114,16 +90,7 @@ export function* manifestChunks(
   for (const relPath of files.keys()) if (relPath !== paths.manifest()) listed.push(relPath);
   // Code-unit order, not localeCompare: the same on every machine and locale.
   listed.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const slugByPrefix = new Map<string, string>();
-  for (const cal of calendars) {
-    slugByPrefix.set(paths.calendarDir(cal.slug), cal.slug);
-    slugByPrefix.set(path.posix.dirname(paths.eventsMirror(cal.slug)) + '/', cal.slug);
-  }
-  const filesBySlug = new Map<string, number>();
-  for (const relPath of listed) {
-    const slug = slugByPrefix.get(firstTwoSegments(relPath));
-    if (slug !== undefined) filesBySlug.set(slug, (filesBySlug.get(slug) ?? 0) + 1);
-  }
+  const filesBySlug = filesPerCalendar(listed, calendars);
   const head: Manifest = {
     format: MANIFEST_FORMAT,
     generator: meta.generator,
@@ -166,6 +133,21 @@ export function* manifestChunks(
     }
   }
   yield chunk + '\n  ]\n}\n';
+}
+
+/** Files per calendar slug: a calendar's files live under two folders (its pages and its mirror). */
+function filesPerCalendar(relPaths: readonly string[], calendars: ReadonlyArray<{ slug: string }>): Map<string, number> {
+  const slugByPrefix = new Map<string, string>();
+  for (const cal of calendars) {
+    slugByPrefix.set(paths.calendarDir(cal.slug), cal.slug);
+    slugByPrefix.set(path.posix.dirname(paths.eventsMirror(cal.slug)) + '/', cal.slug);
+  }
+  const filesBySlug = new Map<string, number>();
+  for (const relPath of relPaths) {
+    const slug = slugByPrefix.get(firstTwoSegments(relPath));
+    if (slug !== undefined) filesBySlug.set(slug, (filesBySlug.get(slug) ?? 0) + 1);
+  }
+  return filesBySlug;
 }
 
 function firstTwoSegments(relPath: string): string {
