@@ -102,11 +102,13 @@ export class Collector implements CrawlSink {
       return;
     }
     const { event: withHistory, rendered } = this.history.observe(event);
+    // Serialized once, for the render fingerprint and for the spool.
+    const json = JSON.stringify(withHistory);
     // The VEVENT is rendered once: the same text goes into the event's .ics and every calendar.ics.
-    const vevent = await this.eventFiles.write(state.calendar, withHistory, rendered);
+    const vevent = await this.eventFiles.write(state.calendar, withHistory, rendered, json);
     const zone = state.calendar.timeZone;
     const when = { start: eventStartMs(withHistory, zone), end: eventEndMs(withHistory, zone), stamp: eventStamp(withHistory) };
-    state.events.push(this.spool.add(withHistory, vevent, when));
+    state.events.push(this.spool.add(withHistory, vevent, when, json));
   }
 
   private slug(state: CalendarState, eventId: string): string {

@@ -32,12 +32,13 @@ export class EventFiles {
 
   /**
    * Write (or keep) the page and .ics of one event; `renderedBefore` is its last published
-   * fingerprint. Returns its VEVENT text, which every calendar.ics it is in repeats.
+   * fingerprint, `eventJson` JSON.stringify(event) when the caller has it. Returns its VEVENT text,
+   * which every calendar.ics it is in repeats.
    */
-  async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined): Promise<string> {
+  async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined, eventJson = JSON.stringify(event)): Promise<string> {
     const page = paths.eventPage(cal.slug, event.slug);
     const ics = paths.eventIcs(cal.slug, event.slug);
-    const fingerprint = this.fingerprint(cal, event);
+    const fingerprint = this.fingerprint(cal, eventJson);
     const keep = fingerprint === renderedBefore && (await this.staging.isPublished(page)) && (await this.staging.isPublished(ics));
     const rendered = await this.pages.render(cal, event, !keep);
     if (keep) {
@@ -53,7 +54,18 @@ export class EventFiles {
     return rendered.vevent;
   }
 
-  private fingerprint(cal: Calendar, event: FeedEvent): string {
-    return createHash('sha256').update(this.siteKey).update(JSON.stringify(cal)).update(JSON.stringify(event)).digest('base64url').slice(0, 27);
+  private fingerprint(cal: Calendar, eventJson: string): string {
+    return createHash('sha256').update(this.siteKey).update(this.calendarJson(cal)).update(eventJson).digest('base64url').slice(0, 27);
+  }
+
+  // A calendar's JSON, once per calendar rather than once per event.
+  private readonly calendarJsons = new WeakMap<Calendar, string>();
+  private calendarJson(cal: Calendar): string {
+    let json = this.calendarJsons.get(cal);
+    if (json === undefined) {
+      json = JSON.stringify(cal);
+      this.calendarJsons.set(cal, json);
+    }
+    return json;
   }
 }

@@ -58,9 +58,9 @@ export class EventSpool {
     return new EventSpool(path.join(folder, `.calfeed-spool-${process.pid}`));
   }
 
-  /** Append an event and its VEVENT text; returns its ref. */
-  add(event: FeedEvent, vevent: string, when: { start: number; end: number; stamp: number }): EventRef {
-    const json = Buffer.from(JSON.stringify(event), 'utf8');
+  /** Append an event (`eventJson`: its JSON.stringify, when the caller has it) and its VEVENT text; returns its ref. */
+  add(event: FeedEvent, vevent: string, when: { start: number; end: number; stamp: number }, eventJson = JSON.stringify(event)): EventRef {
+    const json = Buffer.from(eventJson, 'utf8');
     const text = Buffer.from(vevent, 'utf8');
     const ref: EventRef = {
       calendarId: event.calendarId,
