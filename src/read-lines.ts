@@ -29,3 +29,16 @@ export async function readLines(file: string, onLine: (text: string) => boolean,
   }
   return { accepted: true, tail: rest + decoder.end() };
 }
+
+/** One member line written by entryLines (`"key":value`, a trailing comma allowed); undefined if it is not one. */
+export function parseEntryLine(text: string): [string, unknown] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(`{${text.endsWith(',') ? text.slice(0, -1) : text}}`);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const entries = Object.entries(parsed);
+  return entries.length === 1 ? entries[0] : undefined;
+}

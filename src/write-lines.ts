@@ -32,3 +32,16 @@ export async function writePiecesAtomic(file: string, pieces: Iterable<string>):
     throw error;
   }
 }
+
+/**
+ * The members of a JSON object, one a line: `,\n"key":value` (no comma before the first). Between
+ * an opening `{` and a closing `\n}`, the whole is one JSON document that parseEntryLine reads back
+ * a line at a time.
+ */
+export function* entryLines(entries: Iterable<readonly [string, unknown]>): Generator<string> {
+  let first = true;
+  for (const [key, value] of entries) {
+    yield `${first ? '' : ','}\n${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    first = false;
+  }
+}

@@ -5,9 +5,9 @@
 // corrupt cache costs a full crawl, never a wrong build.
 
 import { createHash } from 'node:crypto';
-import { readLines } from '../read-lines.js';
+import { parseEntryLine, readLines } from '../read-lines.js';
 import { readFile } from 'node:fs/promises';
-import { writePiecesAtomic } from '../write-lines.js';
+import { entryLines, writePiecesAtomic } from '../write-lines.js';
 import { join } from 'node:path';
 
 const FILE = 'crawl.json';
@@ -112,17 +112,9 @@ export class CrawlCache {
     const header: Record<string, unknown> = { version: VERSION };
     if (this.portal !== undefined) header['portal'] = this.portal;
     yield `${JSON.stringify(header).slice(0, -1)},"docs":{`;
-    let first = true;
-    for (const [key, entry] of this.after.docs()) {
-      yield `${first ? '' : ','}\n${JSON.stringify(key)}:${JSON.stringify(entry)}`;
-      first = false;
-    }
+    yield* entryLines(this.after.docs());
     yield '\n},"events":{';
-    first = true;
-    for (const [calendarId, eventId, entry] of this.after.events()) {
-      yield `${first ? '' : ','}\n${JSON.stringify(eventKey(calendarId, eventId))}:${JSON.stringify(entry)}`;
-      first = false;
-    }
+    yield* entryLines(this.after.events());
     yield '\n}}\n';
   }
 }
@@ -208,9 +200,10 @@ class Tables {
     return i === undefined ? undefined : this.eventAt(i);
   }
 
-  *events(): Generator<[string, string, EventEntry]> {
+  /** Events keyed as the saved file keys them (eventKey). */
+  *events(): Generator<[string, EventEntry]> {
     for (const [calendarId, byEvent] of this.eventIndex) {
-      for (const [eventId, i] of byEvent) yield [calendarId, eventId, this.eventAt(i)];
+      for (const [eventId, i] of byEvent) yield [eventKey(calendarId, eventId), this.eventAt(i)];
     }
   }
 
@@ -294,11 +287,9 @@ async function loadLines(file: string): Promise<Loaded | undefined> {
       return true;
     }
     if (section === 'end') return text === '';
-    const parsed = tryParse(`{${text.endsWith(',') ? text.slice(0, -1) : text}}`);
-    if (!isObject(parsed)) return false;
-    const entries = Object.entries(parsed);
-    if (entries.length !== 1) return false;
-    const [key, value] = entries[0]!;
+    const entry = parseEntryLine(text);
+    if (!entry) return false;
+    const [key, value] = entry;
     if (section === 'docs') addDoc(tables, key, value);
     else addEvent(tables, key, value);
     return true;

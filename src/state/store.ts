@@ -6,8 +6,8 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readLines } from '../read-lines.js';
-import { writePiecesAtomic } from '../write-lines.js';
+import { parseEntryLine, readLines } from '../read-lines.js';
+import { entryLines, writePiecesAtomic } from '../write-lines.js';
 import { HISTORY_VERSION, emptyHistory, parseHistory, type HistoryState } from './history.js';
 
 const HISTORY_FILE = 'history.json';
@@ -42,11 +42,7 @@ export async function saveHistory(cacheDir: string, state: HistoryState): Promis
 
 function* historyLines(state: HistoryState): Generator<string> {
   yield HEADER;
-  let first = true;
-  for (const key in state.events) {
-    yield `${first ? '' : ','}\n${JSON.stringify(key)}:${JSON.stringify(state.events[key])}`;
-    first = false;
-  }
+  yield* entryLines(Object.entries(state.events));
   yield `\n${FOOTER}\n`;
 }
 
@@ -65,14 +61,10 @@ async function loadLines(file: string): Promise<HistoryState | undefined> {
       section = 'end';
       return true;
     }
-    try {
-      const entry: unknown = JSON.parse(`{${text.endsWith(',') ? text.slice(0, -1) : text}}`);
-      if (typeof entry !== 'object' || entry === null) return false;
-      for (const [key, record] of Object.entries(entry)) events[key] = record as HistoryState['events'][string];
-      return true;
-    } catch {
-      return false;
-    }
+    const entry = parseEntryLine(text);
+    if (!entry) return false;
+    events[entry[0]] = entry[1] as HistoryState['events'][string];
+    return true;
   };
   // A longer unfinished line is not this layout (an older history.json is a single line).
   const { accepted, tail } = await readLines(file, line, () => 1 << 22);
