@@ -21,19 +21,14 @@ export interface BuildSummary {
   durationMs: number;
 }
 
-export interface SummaryInput {
+/** What a finished build hands over; the fields the summary shows as they are come from it unchanged. */
+export interface SummaryInput
+  extends Pick<BuildSummary, 'demo' | 'out' | 'calendars' | 'events' | 'eventFiles' | 'files' | 'warnings' | 'durationMs'> {
+  /** Shown as the summary's `source`. */
   baseUrl: string;
-  demo: boolean;
-  out: string;
-  calendars: number;
-  events: number;
   report: CrawlReport;
   http: { requests: number; retries: number; notModified: number; bytes: number };
   history: { new: number; changed: number; removed: number };
-  eventFiles: { rendered: number; kept: number };
-  files: PublishResult;
-  warnings: string[];
-  durationMs: number;
 }
 
 /** Assemble the summary from the parts of a finished build. */
