@@ -81,6 +81,19 @@ describe('crawling paged lists', () => {
     dir = undefined;
   });
 
+  /** A first crawl of a `links.next` portal, its cache saved in `dir` and its mirror published. */
+  async function crawledAndPublished(): Promise<{ p: Portal; sink: MemorySink; dir: string }> {
+    const p = await start('links.next');
+    const cacheDir = await mkdtemp(join(tmpdir(), 'calfeed-paging-'));
+    dir = cacheDir;
+    const sink = new MemorySink();
+    const cache = CrawlCache.empty();
+    await runCrawl(p.url, cache, sink);
+    await cache.save(cacheDir);
+    sink.publish();
+    return { p, sink, dir: cacheDir };
+  }
+
   async function start(style: PagingStyle, events = 25): Promise<Portal> {
     portal = await startPortal({
       token: TOKEN,
@@ -183,13 +196,7 @@ describe('crawling paged lists', () => {
   });
 
   it('revalidates every page; all 304 reuses the published mirror', async () => {
-    const p = await start('links.next');
-    dir = await mkdtemp(join(tmpdir(), 'calfeed-paging-'));
-    const sink = new MemorySink();
-    const cache = CrawlCache.empty();
-    await runCrawl(p.url, cache, sink);
-    await cache.save(dir);
-    sink.publish();
+    const { p, sink, dir } = await crawledAndPublished();
     const before = p.server.requests.length;
     const { report } = await runCrawl(p.url, await CrawlCache.load(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
     expect(p.server.requests.length - before).toBe(1 + 3);
@@ -198,13 +205,7 @@ describe('crawling paged lists', () => {
   });
 
   it('a change on a later page refetches the whole list', async () => {
-    const p = await start('links.next');
-    dir = await mkdtemp(join(tmpdir(), 'calfeed-paging-'));
-    const sink = new MemorySink();
-    const cache = CrawlCache.empty();
-    await runCrawl(p.url, cache, sink);
-    await cache.save(dir);
-    sink.publish();
+    const { p, sink, dir } = await crawledAndPublished();
     p.opts.events.get('c1')![22]!.title = 'Changed on page 3';
     const before = p.server.requests.length;
     const { report } = await runCrawl(p.url, await CrawlCache.load(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
