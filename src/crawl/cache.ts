@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { parseEntryLine, readLines } from '../read-lines.js';
 import { readFile } from 'node:fs/promises';
+import { StringIndex } from '../string-index.js';
 import { entryLines, writePiecesAtomic } from '../write-lines.js';
 import { join } from 'node:path';
 
@@ -119,14 +120,14 @@ export class CrawlCache {
   }
 }
 
-// In memory, a doc or event costs one Map slot and a few typed-array bytes instead of a tree of
-// objects and hex strings (about 750 bytes an event before). Records whose hashes are not SHA-256
+// In memory, a doc or event costs its key's bytes in a StringIndex and a few typed-array bytes
+// instead of a tree of objects and hex strings (about 750 bytes an event before). Records whose hashes are not SHA-256
 // hex (tests, hand edits) or that have several pages are kept as given.
 const DIGEST = 32;
 const HEX = /^[0-9a-f]{64}$/;
 
 class Tables {
-  private readonly docIndex = new Map<string, number>();
+  private readonly docIndex = new StringIndex();
   private docHashes: Uint8Array = new Uint8Array(0);
   // undefined: the page URL is the mirror path itself (the usual case, so it is not stored twice).
   private readonly docUrls: Array<string | undefined> = [];
@@ -135,7 +136,8 @@ class Tables {
   private readonly docOdd = new Map<number, DocEntry>();
   private readonly modifiedSeen = new Map<string, string>();
 
-  private readonly eventIndex = new Map<string, Map<string, number>>();
+  // Keyed by eventKey(calendarId, eventId), the key the saved file uses.
+  private readonly eventIndex = new StringIndex();
   private eventHashes: Uint8Array = new Uint8Array(0);
   private eventChecked = new Float64Array(0);
   private readonly eventOdd = new Map<number, string>();
@@ -143,9 +145,8 @@ class Tables {
 
   setDoc(key: string, entry: DocEntry): void {
     let i = this.docIndex.get(key);
-    if (i === undefined) {
-      i = this.docUrls.length;
-      this.docIndex.set(key, i);
+    if (i < 0) {
+      i = this.docIndex.add(key);
       this.docUrls.push(undefined);
       this.docEtags.push(undefined);
       this.docModified.push(undefined);
@@ -165,23 +166,22 @@ class Tables {
 
   doc(key: string): DocEntry | undefined {
     const i = this.docIndex.get(key);
-    return i === undefined ? undefined : this.docAt(key, i);
+    return i < 0 ? undefined : this.docAt(key, i);
   }
 
   *docs(): Generator<[string, DocEntry]> {
-    for (const [key, i] of this.docIndex) yield [key, this.docAt(key, i)];
+    for (let i = 0; i < this.docIndex.size; i++) {
+      const key = this.docIndex.keyAt(i);
+      yield [key, this.docAt(key, i)];
+    }
   }
 
   setEvent(calendarId: string, eventId: string, entry: EventEntry): void {
-    let byEvent = this.eventIndex.get(calendarId);
-    if (byEvent === undefined) {
-      byEvent = new Map();
-      this.eventIndex.set(calendarId, byEvent);
-    }
-    let i = byEvent.get(eventId);
-    if (i === undefined) {
-      i = this.eventCount++;
-      byEvent.set(eventId, i);
+    const key = eventKey(calendarId, eventId);
+    let i = this.eventIndex.get(key);
+    if (i < 0) {
+      i = this.eventIndex.add(key);
+      this.eventCount = this.eventIndex.size;
       this.eventHashes = ensure(this.eventHashes, this.eventCount * DIGEST);
       if (this.eventChecked.length < this.eventCount) {
         const grown = new Float64Array(Math.max(1024, this.eventCount * 2));
@@ -196,15 +196,13 @@ class Tables {
   }
 
   event(calendarId: string, eventId: string): EventEntry | undefined {
-    const i = this.eventIndex.get(calendarId)?.get(eventId);
-    return i === undefined ? undefined : this.eventAt(i);
+    const i = this.eventIndex.get(eventKey(calendarId, eventId));
+    return i < 0 ? undefined : this.eventAt(i);
   }
 
   /** Events keyed as the saved file keys them (eventKey). */
   *events(): Generator<[string, EventEntry]> {
-    for (const [calendarId, byEvent] of this.eventIndex) {
-      for (const [eventId, i] of byEvent) yield [eventKey(calendarId, eventId), this.eventAt(i)];
-    }
+    for (let i = 0; i < this.eventIndex.size; i++) yield [this.eventIndex.keyAt(i), this.eventAt(i)];
   }
 
   private docAt(key: string, i: number): DocEntry {

@@ -1,8 +1,9 @@
 // A compact table of files: path -> size, SHA-256 and two flags, for the 300,000+ files of a large
 // build. A Map of { bytes, sha256: hex } objects cost about 200 bytes a file on top of the path; here
-// a file costs its Map slot, 32 bytes of digest and 9 bytes of size and flags in typed arrays, and
-// the path string is the caller's own (never copied).
+// a file costs its path's bytes in a StringIndex, 32 bytes of digest and 9 bytes of size and flags
+// in typed arrays, and no JavaScript object.
 
+import { StringIndex } from '../string-index.js';
 import type { StagedFile } from './staging.js';
 
 const DIGEST = 32;
@@ -19,7 +20,7 @@ function hexValue(c: number): number {
 
 /** Files by path with their size, SHA-256 (raw 32 bytes) and flags; insertion order is kept. */
 export class FileTable implements ReadonlyMap<string, StagedFile> {
-  private readonly index = new Map<string, number>();
+  private readonly index = new StringIndex();
   private digests = new Uint8Array(DIGEST * 1024);
   private sizes = new Float64Array(1024);
   private flags = new Uint8Array(1024);
@@ -36,10 +37,10 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
    * reserved or set. A reserved path is not listed (has, get, size, iteration) until set().
    */
   reserve(relPath: string): boolean {
-    if (this.index.has(relPath)) return false;
-    const i = this.count++;
+    if (this.index.get(relPath) >= 0) return false;
+    const i = this.index.add(relPath);
+    this.count = this.index.size;
     this.grow(this.count);
-    this.index.set(relPath, i);
     this.flags[i] = PENDING;
     this.pending++;
     return true;
@@ -47,16 +48,16 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
 
   /** Whether a path is reserved or set. */
   claimed(relPath: string): boolean {
-    return this.index.has(relPath);
+    return this.index.get(relPath) >= 0;
   }
 
   /** Adds or replaces a file; sha256 is a hex string or a raw 32-byte digest. */
   set(relPath: string, bytes: number, sha256: string | Uint8Array, changed = false): this {
     let i = this.index.get(relPath);
-    if (i === undefined) {
-      i = this.count++;
+    if (i < 0) {
+      i = this.index.add(relPath);
+      this.count = this.index.size;
       this.grow(this.count);
-      this.index.set(relPath, i);
     }
     if (this.flags[i]! & PENDING) this.pending--;
     else if (this.flags[i]! & CHANGED) this.changedFiles--;
@@ -144,7 +145,7 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
 
   /** The listed paths whose slot is not set in `seen`, in insertion order. */
   *unseen(seen: Uint8Array): IterableIterator<string> {
-    for (const [relPath, i] of this.index) if ((this.flags[i]! & PENDING) === 0 && seen[i] === 0) yield relPath;
+    for (let i = 0; i < this.count; i++) if ((this.flags[i]! & PENDING) === 0 && seen[i] === 0) yield this.index.keyAt(i);
   }
 
   /** Marks a file (verify uses it for "seen on disk"); false when it is not listed. */
@@ -157,7 +158,7 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
 
   /** Paths never marked, in insertion order. */
   *unmarked(): IterableIterator<string> {
-    for (const [relPath, i] of this.index) if ((this.flags[i]! & (MARKED | PENDING)) === 0) yield relPath;
+    for (let i = 0; i < this.count; i++) if ((this.flags[i]! & (MARKED | PENDING)) === 0) yield this.index.keyAt(i);
   }
 
   /** Whether a file is listed as changed (write) rather than kept. */
@@ -167,7 +168,7 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   }
 
   get size(): number {
-    return this.index.size - this.pending;
+    return this.count - this.pending;
   }
 
   has(relPath: string): boolean {
@@ -181,15 +182,15 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   }
 
   *entries(): MapIterator<[string, StagedFile]> {
-    for (const [relPath, i] of this.index) if ((this.flags[i]! & PENDING) === 0) yield [relPath, this.record(i)];
+    for (let i = 0; i < this.count; i++) if ((this.flags[i]! & PENDING) === 0) yield [this.index.keyAt(i), this.record(i)];
   }
 
   *keys(): MapIterator<string> {
-    for (const [relPath, i] of this.index) if ((this.flags[i]! & PENDING) === 0) yield relPath;
+    for (let i = 0; i < this.count; i++) if ((this.flags[i]! & PENDING) === 0) yield this.index.keyAt(i);
   }
 
   *values(): MapIterator<StagedFile> {
-    for (const i of this.index.values()) if ((this.flags[i]! & PENDING) === 0) yield this.record(i);
+    for (let i = 0; i < this.count; i++) if ((this.flags[i]! & PENDING) === 0) yield this.record(i);
   }
 
   [Symbol.iterator](): MapIterator<[string, StagedFile]> {
@@ -203,7 +204,7 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   /** The slot of a listed (set, not only reserved) path. */
   private slot(relPath: string): number | undefined {
     const i = this.index.get(relPath);
-    return i === undefined || this.flags[i]! & PENDING ? undefined : i;
+    return i < 0 || this.flags[i]! & PENDING ? undefined : i;
   }
 
   private record(i: number): StagedFile {
