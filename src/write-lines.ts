@@ -39,9 +39,17 @@ export async function writePiecesAtomic(file: string, pieces: Iterable<string>):
  * a line at a time.
  */
 export function* entryLines(entries: Iterable<readonly [string, unknown]>): Generator<string> {
+  function* serialized(): Generator<[string, string]> {
+    for (const [key, value] of entries) yield [JSON.stringify(key), JSON.stringify(value)];
+  }
+  yield* jsonEntryLines(serialized());
+}
+
+/** entryLines for members already serialized as [key JSON, value JSON]. */
+export function* jsonEntryLines(entries: Iterable<readonly [string, string]>): Generator<string> {
   let first = true;
   for (const [key, value] of entries) {
-    yield `${first ? '' : ','}\n${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    yield `${first ? '' : ','}\n${key}:${value}`;
     first = false;
   }
 }

@@ -7,33 +7,20 @@
 // they keep showing it forever. The portal tells us none of that, so calfeed remembers it.
 
 import { hash as digest } from 'node:crypto';
-import type { CalendarEvent, EventWhen, FeedEvent } from '../model.js';
+import type { CalendarEvent, FeedEvent } from '../model.js';
+import { HistoryRecords, type EventRecord } from './records.js';
 
 export const HISTORY_VERSION = 1;
 
-interface EventRecord {
-  firstSeen: number;
-  changedAt: number;
-  sequence: number;
-  /** Hash of the event's content, to notice changes. */
-  hash: string;
-  /** Enough to publish a cancellation after the event is gone. */
-  calendarSlug: string;
-  slug: string;
-  title: string;
-  when: EventWhen;
-  removedAt?: number;
-  /** Fingerprint of everything the event's page and .ics were last rendered from (see build/render-site). */
-  rendered?: string;
-}
+export type { EventRecord } from './records.js';
 
 export interface HistoryState {
   version: number;
   /** Keyed by JSON.stringify([calendarId, eventId]). */
-  events: Record<string, EventRecord>;
+  events: HistoryRecords;
 }
 
-export const emptyHistory = (): HistoryState => ({ version: HISTORY_VERSION, events: {} });
+export const emptyHistory = (): HistoryState => ({ version: HISTORY_VERSION, events: new HistoryRecords() });
 
 const keyOf = (calendarId: string, eventId: string): string => JSON.stringify([calendarId, eventId]);
 
@@ -71,7 +58,7 @@ export class HistoryTracker {
   /** The event with its history; the render fingerprint it was last published with, if any. */
   observe(event: CalendarEvent): { event: FeedEvent; rendered?: string } {
     const key = keyOf(event.calendarId, event.id);
-    const before = this.previous.events[key];
+    const before = this.previous.events.get(key);
     const hash = contentHash(event);
     let record: EventRecord;
     // What a cancellation needs if the event vanishes later.
@@ -88,7 +75,7 @@ export class HistoryTracker {
       const { rendered: _rendered, ...kept } = before;
       record = { ...kept, calendarSlug, slug, title, when };
     }
-    this.next.events[key] = record;
+    this.next.events.set(key, record);
     return {
       event: { ...event, firstSeen: record.firstSeen, changedAt: record.changedAt, sequence: record.sequence },
       rendered: before?.rendered,
@@ -97,26 +84,26 @@ export class HistoryTracker {
 
   /** Remember what an event's (or a removed event's) files were rendered from. */
   markRendered(calendarId: string, eventId: string, fingerprint: string): void {
-    const record = this.next.events[keyOf(calendarId, eventId)];
-    if (record) record.rendered = fingerprint;
+    this.next.events.setRendered(keyOf(calendarId, eventId), fingerprint);
   }
 
   /** The render fingerprint a removed event was last published with. */
   renderedBefore(calendarId: string, eventId: string): string | undefined {
-    return this.previous.events[keyOf(calendarId, eventId)]?.rendered;
+    return this.previous.events.rendered(keyOf(calendarId, eventId));
   }
 
   /** Events gone from the API (kept as cancellations within keepRemovedMs) and the new state. */
   finish(): { removed: FeedEvent[]; state: HistoryState } {
     const removed: FeedEvent[] = [];
-    for (const [key, before] of Object.entries(this.previous.events)) {
-      if (this.next.events[key]) continue;
+    for (const key of this.previous.events.keys()) {
+      if (this.next.events.has(key)) continue;
+      const before = this.previous.events.get(key)!;
       const removedAt = before.removedAt ?? this.now;
       if (this.now - removedAt > this.keepRemovedMs) continue;
       const record: EventRecord =
         before.removedAt === undefined ? { ...before, removedAt, changedAt: this.now, sequence: before.sequence + 1 } : { ...before };
       if (before.removedAt === undefined) this.counts.removed++;
-      this.next.events[key] = record;
+      this.next.events.set(key, record);
       const [calendarId, id] = JSON.parse(key) as [string, string];
       removed.push({
         calendarId,
@@ -149,17 +136,23 @@ export function applyHistory(current: CalendarEvent[], previous: HistoryState, n
 /** Check a parsed history file; anything unexpected gives an empty history (a full, correct build). */
 export function parseHistory(data: unknown): HistoryState | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
-  const state = data as Partial<HistoryState>;
+  const state = data as { version?: unknown; events?: unknown };
   if (state.version !== HISTORY_VERSION || typeof state.events !== 'object' || state.events === null) return undefined;
-  for (const record of Object.values(state.events)) {
-    if (
-      typeof record !== 'object' || record === null ||
-      typeof record.firstSeen !== 'number' || typeof record.changedAt !== 'number' ||
-      typeof record.sequence !== 'number' || typeof record.hash !== 'string' ||
-      typeof record.title !== 'string' || typeof record.when !== 'object'
-    ) {
-      return undefined;
-    }
+  const events = new HistoryRecords();
+  for (const [key, record] of Object.entries(state.events)) {
+    if (!isEventRecord(record)) return undefined;
+    events.set(key, record);
   }
-  return state as HistoryState;
+  return { version: HISTORY_VERSION, events };
+}
+
+/** Whether a parsed value has the fields a history record must have. */
+export function isEventRecord(record: unknown): record is EventRecord {
+  if (typeof record !== 'object' || record === null) return false;
+  const r = record as Partial<EventRecord>;
+  return (
+    typeof r.firstSeen === 'number' && typeof r.changedAt === 'number' &&
+    typeof r.sequence === 'number' && typeof r.hash === 'string' &&
+    typeof r.title === 'string' && typeof r.when === 'object' && r.when !== null
+  );
 }

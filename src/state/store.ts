@@ -7,8 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEntryLine, readLines } from '../read-lines.js';
-import { entryLines, writePiecesAtomic } from '../write-lines.js';
-import { HISTORY_VERSION, emptyHistory, parseHistory, type HistoryState } from './history.js';
+import { jsonEntryLines, writePiecesAtomic } from '../write-lines.js';
+import { HISTORY_VERSION, emptyHistory, isEventRecord, parseHistory, type HistoryState } from './history.js';
+import { HistoryRecords } from './records.js';
 
 const HISTORY_FILE = 'history.json';
 
@@ -42,14 +43,13 @@ export async function saveHistory(cacheDir: string, state: HistoryState): Promis
 
 function* historyLines(state: HistoryState): Generator<string> {
   yield HEADER;
-  yield* entryLines(Object.entries(state.events));
+  yield* jsonEntryLines(state.events.texts());
   yield `\n${FOOTER}\n`;
 }
 
 /** History in saveHistory's layout, read a line at a time; undefined for any other layout. */
 async function loadLines(file: string): Promise<HistoryState | undefined> {
-  // No prototype: a key of a hand-edited file must not reach Object.prototype.
-  const events: HistoryState['events'] = Object.create(null) as HistoryState['events'];
+  const events = new HistoryRecords();
   let section: 'header' | 'events' | 'end' = 'header';
   const line = (text: string): boolean => {
     if (section === 'header') {
@@ -62,12 +62,12 @@ async function loadLines(file: string): Promise<HistoryState | undefined> {
       return true;
     }
     const entry = parseEntryLine(text);
-    if (!entry) return false;
-    events[entry[0]] = entry[1] as HistoryState['events'][string];
+    if (!entry || !isEventRecord(entry[1])) return false;
+    events.set(entry[0], entry[1]);
     return true;
   };
   // A longer unfinished line is not this layout (an older history.json is a single line).
   const { accepted, tail } = await readLines(file, line, () => 1 << 22);
   if (!accepted || (section as string) !== 'end' || tail !== '') return undefined;
-  return parseHistory({ version: HISTORY_VERSION, events });
+  return { version: HISTORY_VERSION, events };
 }

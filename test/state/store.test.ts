@@ -30,7 +30,8 @@ describe('history store', () => {
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(state)));
     const loaded = await loadHistory(dir);
     expect(loaded.note).toBeUndefined();
-    expect({ ...loaded.state, events: { ...loaded.state.events } }).toEqual(JSON.parse(JSON.stringify(state)));
+    expect(JSON.parse(JSON.stringify(loaded.state))).toEqual(JSON.parse(JSON.stringify(state)));
+    expect(loaded.state.events.get('["science","e1"]')).toMatchObject({ rendered: 'fingerprint-1', title: 'Talk 1 "quoted" \u2028 Ąžuolas' });
   });
 
   it('still reads a history.json written whole on one line (earlier calfeed)', async () => {
@@ -38,7 +39,7 @@ describe('history store', () => {
     await writeFile(path.join(dir, 'history.json'), JSON.stringify(state));
     const loaded = await loadHistory(dir);
     expect(loaded.note).toBeUndefined();
-    expect(Object.keys(loaded.state.events)).toEqual(Object.keys(state.events));
+    expect([...loaded.state.events.keys()]).toEqual([...state.events.keys()]);
   });
 
   it('starts afresh, saying why, when a line is damaged', async () => {

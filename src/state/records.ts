@@ -1,0 +1,136 @@
+// Event history records, kept compact: at 100,000 events the history of the last build and the
+// one being made were two dictionaries of 100,000 small objects each (about 700 bytes an event
+// with their strings and boxed numbers), all traced by the garbage collector on every full
+// collection. Here a record is its key in a StringIndex and its JSON text as UTF-8 bytes in one
+// arena (about 300 bytes, no object), parsed only when asked for. The render fingerprint, the one
+// field set after a record is stored, lives beside the text.
+
+import type { EventWhen } from '../model.js';
+import { StringIndex } from '../string-index.js';
+
+/** What history remembers of one event (see history.ts for why). */
+export interface EventRecord {
+  firstSeen: number;
+  changedAt: number;
+  sequence: number;
+  /** Hash of the event's content, to notice changes. */
+  hash: string;
+  /** Enough to publish a cancellation after the event is gone. */
+  calendarSlug: string;
+  slug: string;
+  title: string;
+  when: EventWhen;
+  removedAt?: number;
+  /** Fingerprint of everything the event's page and .ics were last rendered from (see build/event-files). */
+  rendered?: string;
+}
+
+/** Records by key, in insertion order; a record set again replaces the old one in place of order. */
+export class HistoryRecords {
+  private readonly index = new StringIndex();
+  private arena = new Uint8Array(1 << 16);
+  private used = 0;
+  // Record id -> [start, end) of its text in the arena.
+  private starts = new Float64Array(1024);
+  private ends = new Float64Array(1024);
+  private readonly fingerprints: Array<string | undefined> = [];
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  has(key: string): boolean {
+    return this.index.get(key) >= 0;
+  }
+
+  /** A fresh copy of the record (changing it changes nothing here); undefined when absent. */
+  get(key: string): EventRecord | undefined {
+    const id = this.index.get(key);
+    return id < 0 ? undefined : this.recordAt(id);
+  }
+
+  set(key: string, record: EventRecord): void {
+    const { rendered, ...rest } = record;
+    const id = this.index.add(key);
+    this.grow(id + 1);
+    const text = JSON.stringify(rest);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (this.used + bytes > this.arena.length) {
+      const arena = new Uint8Array(Math.max(this.used + bytes, this.arena.length * 2));
+      arena.set(this.arena.subarray(0, this.used));
+      this.arena = arena;
+    }
+    this.view().write(text, this.used, 'utf8');
+    this.starts[id] = this.used;
+    this.used += bytes;
+    this.ends[id] = this.used;
+    this.fingerprints[id] = rendered;
+  }
+
+  /** Sets the render fingerprint of a stored record; false when there is none under key. */
+  setRendered(key: string, fingerprint: string): boolean {
+    const id = this.index.get(key);
+    if (id < 0) return false;
+    this.fingerprints[id] = fingerprint;
+    return true;
+  }
+
+  /** The render fingerprint of a stored record, without parsing it. */
+  rendered(key: string): string | undefined {
+    const id = this.index.get(key);
+    return id < 0 ? undefined : this.fingerprints[id];
+  }
+
+  *keys(): Generator<string> {
+    yield* this.index.keys();
+  }
+
+  *entries(): Generator<[string, EventRecord]> {
+    for (let id = 0; id < this.index.size; id++) yield [this.index.keyAt(id), this.recordAt(id)];
+  }
+
+  /**
+   * Each record as `[key JSON, record JSON]`, made from the stored text without parsing it: the
+   * history file is written from these.
+   */
+  *texts(): Generator<[string, string]> {
+    for (let id = 0; id < this.index.size; id++) {
+      const text = this.textAt(id);
+      const fingerprint = this.fingerprints[id];
+      const json = fingerprint === undefined ? text : `${text.slice(0, -1)}${text.length > 2 ? ',' : ''}"rendered":${JSON.stringify(fingerprint)}}`;
+      yield [JSON.stringify(this.index.keyAt(id)), json];
+    }
+  }
+
+  /** The plain object the history file holds (JSON.stringify of a state uses it). */
+  toJSON(): Record<string, EventRecord> {
+    const out: Record<string, EventRecord> = {};
+    for (const [key, record] of this.entries()) out[key] = record;
+    return out;
+  }
+
+  private recordAt(id: number): EventRecord {
+    const record = JSON.parse(this.textAt(id)) as EventRecord;
+    const fingerprint = this.fingerprints[id];
+    if (fingerprint !== undefined) record.rendered = fingerprint;
+    return record;
+  }
+
+  private textAt(id: number): string {
+    return this.view().toString('utf8', this.starts[id]!, this.ends[id]!);
+  }
+
+  private view(): Buffer {
+    return Buffer.from(this.arena.buffer, this.arena.byteOffset, this.arena.length);
+  }
+
+  private grow(count: number): void {
+    if (count <= this.starts.length) return;
+    const starts = new Float64Array(this.starts.length * 2);
+    starts.set(this.starts);
+    this.starts = starts;
+    const ends = new Float64Array(this.ends.length * 2);
+    ends.set(this.ends);
+    this.ends = ends;
+  }
+}

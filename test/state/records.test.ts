@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { HistoryRecords, type EventRecord } from '../../src/state/records.js';
+
+const record = (title: string, extra: Partial<EventRecord> = {}): EventRecord => ({
+  firstSeen: 1_772_000_000_000,
+  changedAt: 1_772_000_000_123,
+  sequence: 2,
+  hash: 'h',
+  calendarSlug: 'cal',
+  slug: 's',
+  title,
+  when: { kind: 'timed', start: 1_772_100_000_000, end: 1_772_103_600_000 },
+  ...extra,
+});
+
+describe('HistoryRecords', () => {
+  it('gives back what was stored, as fresh copies, with the render fingerprint set later', () => {
+    const records = new HistoryRecords();
+    records.set('["a","1"]', record('Ąžuolas \u2028 "quoted" 😀'));
+    records.set('["a","2"]', record('Two', { rendered: 'fp-2', removedAt: 5 }));
+    expect(records.size).toBe(2);
+    expect(records.setRendered('["a","1"]', 'fp-1')).toBe(true);
+    expect(records.setRendered('["a","3"]', 'fp-3')).toBe(false);
+    const first = records.get('["a","1"]')!;
+    expect(first).toEqual({ ...record('Ąžuolas \u2028 "quoted" 😀'), rendered: 'fp-1' });
+    first.title = 'changed';
+    expect(records.get('["a","1"]')!.title).toBe('Ąžuolas \u2028 "quoted" 😀');
+    expect(records.rendered('["a","2"]')).toBe('fp-2');
+    expect(records.get('["a","3"]')).toBeUndefined();
+    expect([...records.keys()]).toEqual(['["a","1"]', '["a","2"]']);
+  });
+
+  it('writes each record as the JSON the history file holds, without parsing it back', () => {
+    const records = new HistoryRecords();
+    records.set('["a","1"]', record('One'));
+    records.set('["b","2"]', record('Two', { rendered: 'fp' }));
+    const texts = [...records.texts()];
+    expect(texts.map(([key]) => JSON.parse(key))).toEqual(['["a","1"]', '["b","2"]']);
+    expect(texts.map(([, json]) => JSON.parse(json))).toEqual([record('One'), { ...record('Two'), rendered: 'fp' }]);
+    expect(JSON.parse(JSON.stringify(records))).toEqual({ '["a","1"]': record('One'), '["b","2"]': { ...record('Two'), rendered: 'fp' } });
+  });
+
+  it('replaces a record set again under the same key, keeping its place', () => {
+    const records = new HistoryRecords();
+    records.set('x', record('Old', { rendered: 'old' }));
+    records.set('y', record('Y'));
+    records.set('x', record('New'));
+    expect([...records.entries()]).toEqual([
+      ['x', record('New')],
+      ['y', record('Y')],
+    ]);
+  });
+
+  it('holds 50,000 records (arena growth) and finds each', () => {
+    const records = new HistoryRecords();
+    for (let i = 0; i < 50_000; i++) records.set(`k${i}`, record(`Title ${i} ${'x'.repeat(i % 50)}`));
+    for (let i = 0; i < 50_000; i += 997) expect(records.get(`k${i}`)!.title).toBe(`Title ${i} ${'x'.repeat(i % 50)}`);
+    expect(records.size).toBe(50_000);
+  });
+});
