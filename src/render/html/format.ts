@@ -126,13 +126,22 @@ export function splitByNow(events: FeedEvent[], zone: string, now: number): { up
   // Spans are computed once per event: zone arithmetic is the costly part on a big calendar.
   const keyed = events.map((e) => {
     const span = eventSpan(e.when, zone);
-    return { e, key: span.start - (e.when.kind === 'allDay' ? 0.5 : 0), upcoming: span.end > now || span.start >= now };
+    return { e, key: span.start - (e.when.kind === 'allDay' ? 0.5 : 0), upcoming: isUpcoming(span, now) };
   });
   keyed.sort((a, b) => a.key - b.key || (a.e.title < b.e.title ? -1 : a.e.title > b.e.title ? 1 : 0) || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0));
   return {
     upcoming: keyed.filter((k) => k.upcoming).map((k) => k.e),
     past: keyed.filter((k) => !k.upcoming).map((k) => k.e).reverse(),
   };
+}
+
+/**
+ * Whether a calendar page lists an event with this span (eventSpan) among upcoming events at `now`,
+ * rather than among past ones: it has not ended, or (no end) not started. The build reads it too,
+ * from spooled spans, to know which events cross "now" between two builds.
+ */
+export function isUpcoming(span: { start: number; end: number }, now: number): boolean {
+  return span.end > now || span.start >= now;
 }
 
 /** `YYYY-MM-DD` of an instant in a zone. */

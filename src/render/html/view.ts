@@ -2,7 +2,7 @@
 // built-in ones and users' overrides) get preformatted, already-safe values and nothing else: never
 // the config, the token or a model object with a prototype.
 
-import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../../model.js';
+import type { Calendar, CalendarEvent, FeedEvent, SiteContext, SiteModel } from '../../model.js';
 import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import { sanitizeHtml } from '../sanitize.js';
@@ -80,6 +80,20 @@ function zoneOf(cal: Calendar, site: SiteContext): string {
   return safeZone(cal.timeZone, safeZone(site.timeZone));
 }
 
+/** The instants a calendar's pages split an event at "now" by: upcoming while isUpcoming(span, site.now). */
+export function pageSpan(cal: Calendar, e: CalendarEvent, site: SiteContext): { start: number; end: number } {
+  return eventSpan(e.when, zoneOf(cal, site));
+}
+
+/**
+ * "Today" on a calendar's index page at site.now, in its zone: upcoming events that started on an
+ * earlier day (in progress) are listed under it and marked ongoing. The only other thing besides
+ * the upcoming/past split (pageSpan) that calendar pages take from "now".
+ */
+export function pageToday(cal: Calendar, site: SiteContext): string {
+  return dayKeyOf(site.now, zoneOf(cal, site));
+}
+
 function item(c: Ctx, cal: Calendar, e: FeedEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
   const day = eventDayKey(e.when, zone);
   return {
@@ -109,11 +123,11 @@ function eventHref(cal: Calendar, e: FeedEvent, fromFile: string): string {
 }
 
 /**
- * Events grouped by day in the calendar's zone. Upcoming events that started before today (a
- * multi-day event in progress) are listed under today, where a visitor looks for them.
+ * Events grouped by day in the calendar's zone. Given todayKey (pageToday; the upcoming list),
+ * events that started before today (a multi-day event in progress) are listed under today, where a
+ * visitor looks for them.
  */
-function groupByDay(c: Ctx, cal: Calendar, events: FeedEvent[], zone: string, fromFile: string, upcoming: boolean): DayView[] {
-  const todayKey = upcoming ? dayKeyOf(c.site.now, zone) : null;
+function groupByDay(c: Ctx, cal: Calendar, events: FeedEvent[], zone: string, fromFile: string, todayKey: string | null): DayView[] {
   const days = new Map<string, DayView>();
   for (const e of events) {
     const own = eventDayKey(e.when, zone);
@@ -217,7 +231,7 @@ export function calendarViews(cal: Calendar, events: FeedEvent[], site: SiteCont
       subscribe,
       copyId: 'calfeed-url',
       embed,
-      days: groupByDay(c, cal, upcoming, zone, indexFile, true),
+      days: groupByDay(c, cal, upcoming, zone, indexFile, pageToday(cal, site)),
       upcomingCount,
       upcomingOne: upcomingCount === 1,
       pastHref: relHref(indexFile, pastFile),
@@ -226,7 +240,7 @@ export function calendarViews(cal: Calendar, events: FeedEvent[], site: SiteCont
     past: {
       page: page(c, pastFile, `${cal.title}: past events`, subscribe, cal.title, back),
       calendar,
-      days: groupByDay(c, cal, past, zone, pastFile, false),
+      days: groupByDay(c, cal, past, zone, pastFile, null),
       upcomingHref: relHref(pastFile, indexFile),
     },
     widget: {
