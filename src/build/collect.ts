@@ -5,14 +5,14 @@
 // calendar-level render, leaving only a small ref in memory.
 
 import type { CrawlSink, DocSource, ListDoc } from '../crawl/index.js';
-import { eventStamp, type Calendar } from '../model.js';
+import type { Calendar, SiteContext } from '../model.js';
 import { normalizeCalendars, normalizeEvent, rawId, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { Logger } from '../log.js';
 import type { HistoryTracker } from '../state/history.js';
-import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
 import type { EventFiles } from './event-files.js';
+import { eventFacts } from './render-keys.js';
 import type { EventRef, EventSpool } from './spool.js';
 
 interface CalendarState {
@@ -34,6 +34,7 @@ export class Collector implements CrawlSink {
   constructor(
     private readonly staging: Staging,
     private readonly normalize: NormalizeOptions,
+    private readonly site: SiteContext,
     private readonly log: Logger,
     private readonly history: HistoryTracker,
     private readonly eventFiles: EventFiles,
@@ -106,9 +107,7 @@ export class Collector implements CrawlSink {
     const json = JSON.stringify(withHistory);
     // The VEVENT is rendered once: the same text goes into the event's .ics and every calendar.ics.
     const vevent = await this.eventFiles.write(state.calendar, withHistory, rendered, json);
-    const zone = state.calendar.timeZone;
-    const when = { start: eventStartMs(withHistory, zone), end: eventEndMs(withHistory, zone), stamp: eventStamp(withHistory) };
-    state.events.push(this.spool.add(withHistory, vevent, when, json));
+    state.events.push(this.spool.add(withHistory, vevent, eventFacts(state.calendar, withHistory, this.site), json));
   }
 
   private slug(state: CalendarState, eventId: string): string {

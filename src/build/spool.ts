@@ -24,11 +24,19 @@ export interface EventRef {
   readonly end: number;
   /** eventStamp(event): dates a feed that has no items. */
   readonly stamp: number;
+  /** pageSpan(calendar, event, site): what calendar pages split events at "now" by (isUpcoming). */
+  readonly pageStart: number;
+  readonly pageEnd: number;
+  /** isCancelled(event): a cancelled upcoming event is not counted on index.html. */
+  readonly cancelled: boolean;
   /** Where the event's JSON and then its VEVENT text are in the spool, in bytes. */
   readonly at: number;
   readonly jsonBytes: number;
   readonly veventBytes: number;
 }
+
+/** What the build works out about an event as it spools it: the ref's fields besides its place in the file. */
+export type RefFacts = Omit<EventRef, 'calendarId' | 'id' | 'at' | 'jsonBytes' | 'veventBytes'>;
 
 /** Orders refs like sortByStart orders events: start, then calendar id, then event id (code units). */
 export function compareRefs(a: Pick<EventRef, 'start' | 'calendarId' | 'id'>, b: Pick<EventRef, 'start' | 'calendarId' | 'id'>): number {
@@ -59,15 +67,18 @@ export class EventSpool {
   }
 
   /** Append an event (`eventJson`: its JSON.stringify, when the caller has it) and its VEVENT text; returns its ref. */
-  add(event: FeedEvent, vevent: string, when: { start: number; end: number; stamp: number }, eventJson = JSON.stringify(event)): EventRef {
+  add(event: FeedEvent, vevent: string, facts: RefFacts, eventJson = JSON.stringify(event)): EventRef {
     const json = Buffer.from(eventJson, 'utf8');
     const text = Buffer.from(vevent, 'utf8');
     const ref: EventRef = {
       calendarId: event.calendarId,
       id: event.id,
-      start: when.start,
-      end: when.end,
-      stamp: when.stamp,
+      start: facts.start,
+      end: facts.end,
+      stamp: facts.stamp,
+      pageStart: facts.pageStart,
+      pageEnd: facts.pageEnd,
+      cancelled: facts.cancelled,
       at: this.size,
       jsonBytes: json.length,
       veventBytes: text.length,
@@ -82,6 +93,11 @@ export class EventSpool {
   /** The events of refs, in the order given. */
   events(refs: readonly EventRef[]): FeedEvent[] {
     return refs.map((ref) => JSON.parse(this.read(ref.at, ref.jsonBytes).toString('utf8')) as FeedEvent);
+  }
+
+  /** Everything spooled for a ref, as stored: its JSON, then its VEVENT text (UTF-8). */
+  record(ref: EventRef): Buffer {
+    return this.read(ref.at, ref.jsonBytes + ref.veventBytes);
   }
 
   /** The VEVENT text of a ref, as UTF-8 bytes. */

@@ -3,8 +3,13 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compareRefs, EventSpool } from '../../src/build/spool.js';
+import { compareRefs, EventSpool, type RefFacts } from '../../src/build/spool.js';
 import { sampleEvent } from '../fixtures/sample.js';
+
+/** Facts for a ref whose page span is its start and end. */
+function facts(start: number, end: number, stamp: number): RefFacts {
+  return { start, end, stamp, pageStart: start, pageEnd: end, cancelled: false };
+}
 
 describe('EventSpool', () => {
   let dir: string;
@@ -21,13 +26,16 @@ describe('EventSpool', () => {
     const long = 'Ąžuolas 🌳 '.repeat(2000);
     const refs = Array.from({ length: 80 }, (_, i) => {
       const event = sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} ${long}` });
-      return spool.add(event, `BEGIN:VEVENT\r\nUID:e${i}\r\nSUMMARY:${long}\r\nEND:VEVENT\r\n`, { start: 80 - i, end: 100, stamp: i });
+      return spool.add(event, `BEGIN:VEVENT\r\nUID:e${i}\r\nSUMMARY:${long}\r\nEND:VEVENT\r\n`, facts(80 - i, 100, i));
     });
     expect((await stat(spool.file)).size).toBeGreaterThan(1 << 20);
     const back = spool.events([refs[79]!, refs[0]!, refs[40]!]);
     expect(back.map((e) => e.id)).toEqual(['e79', 'e0', 'e40']);
     expect(back[0]).toEqual(sampleEvent({ id: 'e79', slug: 'e79', title: `Talk 79 ${long}` }));
     expect(spool.vevent(refs[40]!).toString('utf8')).toBe(`BEGIN:VEVENT\r\nUID:e40\r\nSUMMARY:${long}\r\nEND:VEVENT\r\n`);
+    // A record is the event's JSON and its VEVENT, as they were added.
+    const event40 = sampleEvent({ id: 'e40', slug: 'e40', title: `Talk 40 ${long}` });
+    expect(spool.record(refs[40]!).toString('utf8')).toBe(JSON.stringify(event40) + `BEGIN:VEVENT\r\nUID:e40\r\nSUMMARY:${long}\r\nEND:VEVENT\r\n`);
     spool.dispose();
     expect(existsSync(spool.file)).toBe(false);
     spool.dispose();
@@ -35,7 +43,7 @@ describe('EventSpool', () => {
 
   it('reads back events still waiting in its write buffer', () => {
     const spool = EventSpool.create(dir);
-    const ref = spool.add(sampleEvent(), 'V', { start: 1, end: 2, stamp: 3 });
+    const ref = spool.add(sampleEvent(), 'V', facts(1, 2, 3));
     expect(spool.events([ref])).toEqual([sampleEvent()]);
     expect(spool.vevent(ref).toString()).toBe('V');
     spool.dispose();
@@ -43,7 +51,7 @@ describe('EventSpool', () => {
 
   it('orders refs by start, then calendar id, then event id, as sortByStart orders events', () => {
     const spool = EventSpool.create(dir);
-    const add = (calendarId: string, id: string, start: number) => spool.add(sampleEvent({ calendarId, id }), '', { start, end: start, stamp: 0 });
+    const add = (calendarId: string, id: string, start: number) => spool.add(sampleEvent({ calendarId, id }), '', facts(start, start, 0));
     const refs = [add('b', '1', 5), add('a', '2', 5), add('a', '10', 5), add('z', '0', 1)];
     expect(refs.sort(compareRefs).map((r) => `${r.calendarId}/${r.id}`)).toEqual(['z/0', 'a/10', 'a/2', 'b/1']);
     spool.dispose();

@@ -1,0 +1,162 @@
+// Fingerprints of what the calendar-level and site-level files are rendered from, so a rebuild can
+// keep the published files of a calendar whose inputs are all unchanged instead of rendering them
+// again (the feed library alone cost over a second of a no-change rebuild at 10,000 events).
+//
+// A fingerprint must change whenever the rendered bytes could. It hashes every input a renderer
+// reads except "now" and, in place of "now", the decisions renderers take from it: which events are
+// in the iCalendar window, in the feed window, upcoming on the calendar pages, and which day is
+// "today" there (inIcalWindow, inFeedWindow, isUpcoming, pageToday are the only readers of
+// site.now under src/render). So a rebuild an hour later with the same data matches, and one in
+// which an event has ended does not. It may change when the bytes do not (that costs one render);
+// it must never stay the same when they change.
+//
+// Events are hashed as spooled (their JSON with history fields, then their VEVENT), the bytes every
+// calendar file is rendered from, read back from the spool: cheaper than rendering, and no copy of
+// them is kept in memory.
+
+import { createHash, type Hash } from 'node:crypto';
+import { eventStamp, isCancelled, type Calendar, type FeedEvent, type SiteContext } from '../model.js';
+import { isUpcoming, pageSpan, pageToday } from '../render/html/index.js';
+import { inFeedWindow } from '../render/syndication/index.js';
+import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
+import type { EventRef, RefFacts } from './spool.js';
+
+/** Bump when what a fingerprint covers changes, so fingerprints of an older scheme never match. */
+const SCHEME = 'calfeed render inputs 1';
+
+/** A calendar.ics entry as the build orders them: a spooled event's VEVENT, or a removed event's `text`. */
+export interface IcsEntryKey {
+  readonly start: number;
+  readonly calendarId: string;
+  readonly id: string;
+  readonly text?: string;
+}
+
+/**
+ * What the build keeps in memory of a spooled event of `cal` to order it and to take every "now"
+ * decision about it without reading it back: its instants in its calendar's zone (feed and
+ * iCalendar windows, as the feeds and calendar.ics compute them), its page span, and whether it is
+ * cancelled (index.html counts upcoming events that are not).
+ */
+export function eventFacts(cal: Calendar, event: FeedEvent, site: SiteContext): RefFacts {
+  const page = pageSpan(cal, event, site);
+  return {
+    start: eventStartMs(event, cal.timeZone),
+    end: eventEndMs(event, cal.timeZone),
+    stamp: eventStamp(event),
+    pageStart: page.start,
+    pageEnd: page.end,
+    cancelled: isCancelled(event),
+  };
+}
+
+/** Everything each calendar-level and site-level file depends on besides calendars and events. */
+export function renderEnvironment(site: SiteContext, templates: string): string {
+  // Every site setting but "now" (so a setting added to SiteContext is covered without a change
+  // here), the templates, and the runtime's ICU and time-zone data, which date labels and UTC
+  // offsets come from: a Node.js upgrade may change them without any calfeed setting changing.
+  const { now: _now, ...settings } = site;
+  const { icu, tz, unicode } = process.versions;
+  return JSON.stringify([SCHEME, settings, templates, icu ?? null, tz ?? null, unicode ?? null]);
+}
+
+export interface CalendarKeyInput {
+  /** renderEnvironment(). */
+  environment: string;
+  /** JSON.stringify of the build's calendar list (the renderers are given all of it). */
+  calendars: string;
+  cal: Calendar;
+  /** The calendar's spooled events, in compareRefs order. */
+  refs: readonly EventRef[];
+  /** Its calendar.ics entries, in file order (in the iCalendar window at site.now). */
+  ics: readonly IcsEntryKey[];
+  /** A ref's spooled bytes (EventSpool.record). */
+  record: (ref: EventRef) => Buffer;
+  site: SiteContext;
+}
+
+export interface CalendarKeys {
+  /** What all of the calendar's own files (calendar.ics, feeds, pages) are rendered from. */
+  files: string;
+  /** What its share of the combined calendar.ics is: its entries and their VEVENTs. */
+  ics: string;
+}
+
+/** The fingerprints of one calendar's files. */
+export function calendarKeys(input: CalendarKeyInput): CalendarKeys {
+  const { refs, site } = input;
+  // Every event, as spooled, and whose it is, so the entries below name records unambiguously.
+  const data = createHash('sha256');
+  const ids: string[] = [];
+  for (const ref of refs) {
+    ids.push(ref.calendarId, ref.id);
+    bytesField(data, input.record(ref));
+  }
+  field(data, JSON.stringify(ids));
+  const events = data.digest('base64url');
+
+  const ics = createHash('sha256').update(SCHEME).update(events);
+  addEntries(ics, input.ics);
+  const icsKey = ics.digest('base64url');
+
+  // Per event, in ref order: in the feed window (the calendar's feeds list its first feedLimit
+  // such events) and upcoming on its pages (index and widget, else past).
+  let flags = '';
+  for (const ref of refs) {
+    flags += String.fromCharCode(48 + (inFeedWindow(ref.end, site) ? 1 : 0) + (isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.now) ? 2 : 0));
+  }
+  const files = createHash('sha256');
+  for (const part of [SCHEME, 'calendar', input.environment, input.calendars, JSON.stringify(input.cal), events, icsKey, pageToday(input.cal, site), flags]) field(files, part);
+  return { files: files.digest('base64url'), ics: icsKey };
+}
+
+/** index.html's upcoming count of a calendar (upcomingCount of its events), from its refs. */
+export function upcomingOfRefs(refs: readonly EventRef[], site: SiteContext): number {
+  let count = 0;
+  for (const ref of refs) if (!ref.cancelled && isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.now)) count++;
+  return count;
+}
+
+/**
+ * What the combined calendar.ics is rendered from: the calendar list (its header names them), each
+ * calendar's calendarKeys().ics in list order, and the entries of calendars no longer listed.
+ */
+export function combinedIcsKey(environment: string, calendars: string, calendarIcs: readonly string[], unlisted: readonly IcsEntryKey[]): string {
+  const hash = createHash('sha256');
+  for (const part of [SCHEME, 'calendar.ics', environment, calendars, ...calendarIcs]) field(hash, part);
+  addEntries(hash, unlisted);
+  return hash.digest('base64url');
+}
+
+/** What the combined feeds are rendered from: the events chosen for them and the fallback date. */
+export function combinedFeedsKey(environment: string, calendars: string, selected: readonly EventRef[], newest: number, record: (ref: EventRef) => Buffer): string {
+  const hash = createHash('sha256');
+  for (const part of [SCHEME, 'feeds', environment, calendars, String(newest)]) field(hash, part);
+  for (const ref of selected) bytesField(hash, record(ref));
+  return hash.digest('base64url');
+}
+
+/** What index.html is rendered from: the calendars and each one's upcoming count. */
+export function indexKey(environment: string, calendars: string, upcoming: readonly number[]): string {
+  const hash = createHash('sha256');
+  for (const part of [SCHEME, 'index', environment, calendars, upcoming.join(',')]) field(hash, part);
+  return hash.digest('base64url');
+}
+
+// Each value goes in as a JSON string, which ends unambiguously and keeps a lone surrogate (an id
+// may hold one) distinct, where UTF-8 would turn every one into U+FFFD: no two different lists of
+// values hash alike.
+function field(hash: Hash, text: string): void {
+  hash.update(JSON.stringify(text));
+}
+
+// Bytes go in with their length first, for the same reason.
+function bytesField(hash: Hash, bytes: Buffer): void {
+  hash.update(`${bytes.length}:`).update(bytes);
+}
+
+// A spooled event's VEVENT is in its record, hashed with the calendar's events; a removed one's text
+// goes in here. One JSON text for all entries: hashing a value at a time cost more than the hash.
+function addEntries(hash: Hash, entries: readonly IcsEntryKey[]): void {
+  field(hash, JSON.stringify(entries.map((e) => [String(e.start), e.calendarId, e.id, e.text ?? null])));
+}
