@@ -24,8 +24,10 @@ import {
 } from '../publish/index.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
 import { HistoryTracker } from '../state/history.js';
+import { loadRendered, saveRendered } from '../state/rendered.js';
 import { loadHistory, saveHistory } from '../state/store.js';
 import { VERSION } from '../version.js';
+import { CalendarFiles } from './calendar-files.js';
 import { Collector } from './collect.js';
 import { EventFiles } from './event-files.js';
 import { httpOptions, withPortalSource, type PortalSource } from './source.js';
@@ -89,6 +91,8 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     if (cache.loadNote) log.info(`cache: ${cache.loadNote}`);
     const history = await loadHistory(config.cacheDir);
     if (history.note) log.info(`history: ${history.note}`);
+    const rendered = await loadRendered(config.cacheDir);
+    if (rendered.note) log.info(`render record: ${rendered.note}`);
     staging = await createStaging(outDir);
 
     const normalize: NormalizeOptions = { timeZone, locales: config.locales, fields: config.fields, maxFieldLength: config.maxFieldLength };
@@ -108,7 +112,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     pages = createPageRenderer(html, site, config.templates);
     const eventFiles = new EventFiles(staging, pages, html.fingerprint, site, tracker);
     spool = EventSpool.create(staging.dir);
-    const collector = new Collector(staging, normalize, log, tracker, eventFiles, spool);
+    const collector = new Collector(staging, normalize, site, log, tracker, eventFiles, spool);
     const report: CrawlReport = await crawl(
       client,
       cache,
@@ -133,6 +137,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const total = [...events.values()].reduce((n, list) => n + list.length, 0);
     const { removed, state: historyState } = tracker.finish();
     const calendars = collector.calendars;
+    const calendarFiles = new CalendarFiles(staging, rendered.state);
     const counts = await renderSite(staging, {
       calendars,
       events,
@@ -141,6 +146,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       site,
       html,
       eventFiles,
+      calendarFiles,
       renderedBefore: (calendarId, eventId) => tracker.renderedBefore(calendarId, eventId),
     });
     // Gone before the staging folder is listed in the manifest and checked.
@@ -155,11 +161,14 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     }
     if (shrink) log.warn(`${shrink}; publishing anyway (--allow-shrink).`);
     signal?.throwIfAborted();
+    // Taken from the staged files before they become --out.
+    const renderedState = calendarFiles.state();
 
     const published: PublishResult = await publish(staging, outDir);
     staging = undefined;
     await cache.save(config.cacheDir);
     await saveHistory(config.cacheDir, historyState);
+    await saveRendered(config.cacheDir, renderedState);
     return toSummary({
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
       demo: source.demo,
@@ -170,6 +179,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       http: client.stats,
       history: tracker.counts,
       eventFiles: { rendered: eventFiles.rendered, kept: eventFiles.kept },
+      calendarFiles: { rendered: calendarFiles.rendered, kept: calendarFiles.kept },
       files: published,
       warnings: log.warnings,
       durationMs: performance.now() - started,

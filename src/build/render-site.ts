@@ -1,19 +1,26 @@
 // Render every calendar-level and site-level file into staging. The renderers are pure; this module
-// only decides which renderer gets which events and where each result goes (src/paths.ts).
+// only decides which renderer gets which events and where each result goes (src/paths.ts), and
+// skips rendering a group of files whose inputs are the same as when it was published
+// (CalendarFiles, with fingerprints from render-keys.ts).
 //
 // Memory stays bounded by the largest calendar, not the site: events come back from the spool one
 // calendar at a time, the combined calendar.ics is streamed VEVENT by VEVENT from the spool, and
 // the combined feeds load only the events they list.
 
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
-import { paths, type SiteFile } from '../paths.js';
+import { paths, type CalendarFile, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
-import { upcomingCount, type HtmlRenderer } from '../render/html/index.js';
+import type { HtmlRenderer } from '../render/html/index.js';
 import { ICS_FOOTER, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
 import { inFeedWindow, renderFeeds, renderSyndication } from '../render/syndication/index.js';
 import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
+import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
+import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, renderEnvironment, upcomingOfRefs } from './render-keys.js';
 import { compareRefs, type EventRef, type EventSpool } from './spool.js';
+
+/** A calendar's own files, in the order they are staged. */
+const CALENDAR_FILES: readonly CalendarFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html', 'past.html', 'widget.html'];
 
 export interface RenderInput {
   calendars: Calendar[];
@@ -26,6 +33,8 @@ export interface RenderInput {
   html: HtmlRenderer;
   /** Writes event pages and .ics; live events went through it during the crawl already. */
   eventFiles: EventFiles;
+  /** Keeps or renders the calendar-level and site-level files. */
+  calendarFiles: CalendarFiles;
   /** The fingerprint a removed event's files were last published with. */
   renderedBefore: (calendarId: string, eventId: string) => string | undefined;
 }
@@ -41,38 +50,45 @@ interface IcsEntry {
 
 /** Render calendar pages, feeds, the index and assets into staging; returns event counts per calendar. */
 export async function renderSite(staging: Staging, input: RenderInput): Promise<Map<string, number>> {
-  const { calendars, spool, site, html } = input;
+  const { calendars, spool, site, html, calendarFiles } = input;
   const counts = new Map<string, number>();
   const upcoming = new Map<string, number>();
   const removedByCalendar = groupBy(input.removed, (e) => e.calendarId);
+  const environment = renderEnvironment(site, html.fingerprint);
+  const calendarsJson = JSON.stringify(calendars);
+  const record = (ref: EventRef): Buffer => spool.record(ref);
   // The combined files, gathered as refs while each calendar is rendered.
   const allIcs: IcsEntry[] = [];
+  const calendarIcs: string[] = [];
   const feedCandidates: EventRef[] = [];
   let newest = 0;
 
   for (const cal of calendars) {
     const refs = [...(input.events.get(cal.id) ?? [])].sort(compareRefs);
-    const events = spool.events(refs);
     const gone = removedByCalendar.get(cal.id) ?? [];
-    counts.set(cal.id, events.length);
-    upcoming.set(cal.id, upcomingCount(cal, events, site));
+    counts.set(cal.id, refs.length);
+    upcoming.set(cal.id, upcomingOfRefs(refs, site));
 
     const ics = icsEntries(refs, gone, cal.timeZone, site);
     allIcs.push(...ics);
-    await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(cal, calendars, site), ics, spool));
-
-    const feeds = renderSyndication(cal, calendars, events, site);
-    await staging.write(paths.calendar(cal.slug, 'rss.xml'), feeds.rss);
-    await staging.write(paths.calendar(cal.slug, 'atom.xml'), feeds.atom);
-    await staging.write(paths.calendar(cal.slug, 'feed.json'), feeds.json);
+    const keys = calendarKeys({ environment, calendars: calendarsJson, cal, refs, ics, record, site });
+    calendarIcs.push(keys.ics);
+    const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
+    await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
+      const events = spool.events(refs);
+      await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(cal, calendars, site), ics, spool));
+      const feeds = renderSyndication(cal, calendars, events, site);
+      await staging.write(paths.calendar(cal.slug, 'rss.xml'), feeds.rss);
+      await staging.write(paths.calendar(cal.slug, 'atom.xml'), feeds.atom);
+      await staging.write(paths.calendar(cal.slug, 'feed.json'), feeds.json);
+      const pages = html.calendar(cal, events, site);
+      await staging.write(paths.calendar(cal.slug, 'index.html'), pages.index);
+      await staging.write(paths.calendar(cal.slug, 'past.html'), pages.past);
+      await staging.write(paths.calendar(cal.slug, 'widget.html'), pages.widget);
+    });
     // A calendar's first feedLimit upcoming events hold every one of the combined feeds' items.
     feedCandidates.push(...refs.filter((r) => inFeedWindow(r.end, site)).slice(0, Math.max(0, site.feedLimit)));
     for (const r of refs) newest = Math.max(newest, r.stamp);
-
-    const pages = html.calendar(cal, events, site);
-    await staging.write(paths.calendar(cal.slug, 'index.html'), pages.index);
-    await staging.write(paths.calendar(cal.slug, 'past.html'), pages.past);
-    await staging.write(paths.calendar(cal.slug, 'widget.html'), pages.widget);
     // Removed events keep their page and .ics (both cancelled) while they stay in calendar.ics:
     // RSS items and "add to calendar" files that link to them must not hit a 404.
     for (const event of gone) await input.eventFiles.write(cal, event, input.renderedBefore(event.calendarId, event.id));
@@ -81,17 +97,27 @@ export async function renderSite(staging: Staging, input: RenderInput): Promise<
   // Cancellations of a calendar that vanished as a whole stay in the combined calendar.ics, shown
   // in the site's zone, so apps subscribed to it drop those events too.
   const listed = new Set(calendars.map((c) => c.id));
+  const unlisted: IcsEntry[] = [];
   for (const [calendarId, gone] of removedByCalendar) {
-    if (!listed.has(calendarId)) allIcs.push(...icsEntries([], gone, site.timeZone, site));
+    if (!listed.has(calendarId)) unlisted.push(...icsEntries([], gone, site.timeZone, site));
   }
+  allIcs.push(...unlisted);
   allIcs.sort(compareEntries);
-  await staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(null, calendars, site), allIcs, spool));
-  const selected = spool.events(feedCandidates.sort(compareRefs).slice(0, Math.max(0, site.feedLimit)));
-  const feeds = renderFeeds(null, calendars, selected, newest, site);
-  await staging.write(paths.site('rss.xml'), feeds.rss);
-  await staging.write(paths.site('atom.xml'), feeds.atom);
-  await staging.write(paths.site('feed.json'), feeds.json);
-  await staging.write(paths.site('index.html'), html.index(calendars, upcoming, site));
+  await calendarFiles.write('combined calendar.ics', combinedIcsKey(environment, calendarsJson, calendarIcs, unlisted.sort(compareEntries)), [paths.site('calendar.ics')], () =>
+    staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(null, calendars, site), allIcs, spool)),
+  );
+  const selected = feedCandidates.sort(compareRefs).slice(0, Math.max(0, site.feedLimit));
+  const feedFiles = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
+  await calendarFiles.write('combined feeds', combinedFeedsKey(environment, calendarsJson, selected, newest, record), feedFiles, async () => {
+    const feeds = renderFeeds(null, calendars, spool.events(selected), newest, site);
+    await staging.write(paths.site('rss.xml'), feeds.rss);
+    await staging.write(paths.site('atom.xml'), feeds.atom);
+    await staging.write(paths.site('feed.json'), feeds.json);
+  });
+  const upcomingCounts = calendars.map((c) => upcoming.get(c.id) ?? 0);
+  await calendarFiles.write('index', indexKey(environment, calendarsJson, upcomingCounts), [paths.site('index.html')], () =>
+    staging.write(paths.site('index.html'), html.index(calendars, upcoming, site)),
+  );
   for (const [name, content] of Object.entries(html.assets())) await staging.write(paths.site(name as SiteFile), content);
   return counts;
 }

@@ -16,6 +16,12 @@ export interface BuildSummary {
   changes: { newEvents: number; changedEvents: number; removedEvents: number };
   /** Event pages and .ics files rendered anew, or kept because nothing they show changed. */
   eventFiles: { rendered: number; kept: number };
+  /**
+   * Calendar-level files (each calendar's calendar.ics, feeds and pages) and the combined
+   * calendar.ics, feeds and index.html, rendered anew or kept because nothing they are rendered from
+   * changed; counted in files.
+   */
+  calendarFiles: { rendered: number; kept: number };
   files: PublishResult;
   warnings: string[];
   durationMs: number;
@@ -23,7 +29,7 @@ export interface BuildSummary {
 
 /** What a finished build hands over; the fields the summary shows as they are come from it unchanged. */
 export interface SummaryInput
-  extends Pick<BuildSummary, 'demo' | 'out' | 'calendars' | 'events' | 'eventFiles' | 'files' | 'warnings' | 'durationMs'> {
+  extends Pick<BuildSummary, 'demo' | 'out' | 'calendars' | 'events' | 'eventFiles' | 'calendarFiles' | 'files' | 'warnings' | 'durationMs'> {
   /** Shown as the summary's `source`. */
   baseUrl: string;
   report: CrawlReport;
@@ -49,6 +55,7 @@ export function toSummary(input: SummaryInput): BuildSummary {
     requests: { total: input.http.requests, retries: input.http.retries, notModified: input.http.notModified, bytes: input.http.bytes },
     changes: { newEvents: input.history.new, changedEvents: input.history.changed, removedEvents: input.history.removed },
     eventFiles: { ...input.eventFiles },
+    calendarFiles: { ...input.calendarFiles },
     files: input.files,
     warnings: [...input.warnings],
     durationMs: Math.round(input.durationMs),
@@ -63,6 +70,7 @@ export function formatSummary(s: BuildSummary): string {
     `  details fetched ${s.details.fetched}, not modified ${s.details.notModified}, reused ${s.details.reused}, failed ${s.details.failed}`,
     `  requests ${s.requests.total} (retries ${s.requests.retries}, 304s ${s.requests.notModified})`,
     `  event pages rendered ${s.eventFiles.rendered}, kept ${s.eventFiles.kept}`,
+    `  calendar files rendered ${s.calendarFiles.rendered}, kept ${s.calendarFiles.kept}`,
     `  files written ${s.files.written}, unchanged ${s.files.unchanged}, removed ${s.files.removed}, total ${s.files.files}`,
     `  warnings ${s.warnings.length}`,
   ].join('\n');

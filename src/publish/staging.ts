@@ -58,8 +58,11 @@ export interface Staging {
   files(): ReadonlyMap<string, StagedFile>;
   /** Bytes of a staged file, else of the published one; undefined if neither exists. */
   readPublished(relPath: string): Promise<Buffer | undefined>;
-  /** Whether --out's manifest lists this file and it is still there, so keep() will succeed without reading it. */
-  isPublished(relPath: string): Promise<boolean>;
+  /**
+   * Whether --out's manifest lists this file (with this SHA-256, hex, when one is given) and it is
+   * still there, so keep() will succeed without reading it.
+   */
+  isPublished(relPath: string, sha256?: string): Promise<boolean>;
 }
 
 export interface StagingOptions {
@@ -249,11 +252,12 @@ class DirStaging implements Staging {
     }
   }
 
-  async isPublished(relPath: string): Promise<boolean> {
+  async isPublished(relPath: string, sha256?: string): Promise<boolean> {
     const index = this.index ?? (await this.publishedIndex());
     if (index === 'unknown') return false;
     const size = index.sizeOf(relPath);
-    if (size === undefined || publishedSize(path.join(this.outDir, relPath)) !== size) return false;
+    if (size === undefined || (sha256 !== undefined && !index.matches(relPath, size, sha256))) return false;
+    if (publishedSize(path.join(this.outDir, relPath)) !== size) return false;
     this.checkedPublished.add(relPath);
     return true;
   }
