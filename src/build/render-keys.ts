@@ -128,10 +128,13 @@ export function combinedIcsKey(environment: string, calendars: string, calendarI
   return hash.digest('base64url');
 }
 
-/** What the combined feeds are rendered from: the events chosen for them and the fallback date. */
+/**
+ * What the combined feeds are rendered from: the events chosen for them, else the date of the
+ * newest event (renderFeeds dates a feed by its items when it has any).
+ */
 export function combinedFeedsKey(environment: string, calendars: string, selected: readonly EventRef[], newest: number, record: (ref: EventRef) => Buffer): string {
   const hash = createHash('sha256');
-  for (const part of [SCHEME, 'feeds', environment, calendars, String(newest)]) field(hash, part);
+  for (const part of [SCHEME, 'feeds', environment, calendars, selected.length ? '' : String(newest)]) field(hash, part);
   for (const ref of selected) bytesField(hash, record(ref));
   return hash.digest('base64url');
 }
