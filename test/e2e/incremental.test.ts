@@ -58,6 +58,19 @@ describe('incremental rebuilds', () => {
     expect(await snapshotTree(out)).toEqual(before);
   });
 
+  it('a rebuild of unchanged data renders no calendar file: every calendar.ics, feed and page is kept as published', async () => {
+    const before = await snapshotTree(out);
+    const { summary, stderr } = await build();
+    // Seven files per calendar (calendar.ics, three feeds, three pages), plus the combined
+    // calendar.ics, three feeds and index.html. Kept files are not rendered at all: rendering them
+    // would count them as rendered even when the bytes came out the same.
+    const calendarLevel = [...before.keys()].filter((p) => /^calendars\/[^/]+\/[^/]+$/.test(p));
+    expect(calendarLevel).toHaveLength(summary.calendars * 7);
+    expect(summary.calendarFiles).toEqual({ rendered: 0, kept: summary.calendars * 7 + 5 });
+    expect(stderr).toContain(`calendar files rendered 0, kept ${summary.calendars * 7 + 5}`);
+    expect(await snapshotTree(out)).toEqual(before);
+  });
+
   it('renders every event page again when a template changes, and only then', async () => {
     const templates = join(work, 'templates', 'partials');
     await import('node:fs/promises').then((fs) => fs.mkdir(templates, { recursive: true }));
@@ -65,6 +78,7 @@ describe('incremental rebuilds', () => {
     await writeFile(join(templates, 'event-item.hbs'), builtin + '\n');
     const changed = await build(['--templates', join(work, 'templates')]);
     expect(changed.summary.eventFiles).toEqual({ rendered: changed.summary.events, kept: 0 });
+    expect(changed.summary.calendarFiles).toEqual({ rendered: changed.summary.calendars * 7 + 5, kept: 0 });
     const again = await build(['--templates', join(work, 'templates')]);
     expect(again.summary.eventFiles).toEqual({ rendered: 0, kept: again.summary.events });
     const back = await build();
@@ -98,6 +112,11 @@ describe('incremental rebuilds', () => {
     expect(new Set(eventFiles.map((p) => p.replace(/\.(html|ics)$/, '').replace(/\/details$/, '').split('/').pop())).size).toBe(1);
     expect(summary.details.fetched).toBe(1);
     expect(summary.eventFiles).toEqual({ rendered: 1, kept: summary.events - 1 });
+    // Its calendar's seven files are rendered, and at most the five combined ones besides: no
+    // other calendar's (two calendars would be fourteen).
+    expect(summary.calendarFiles.rendered).toBeGreaterThanOrEqual(7);
+    expect(summary.calendarFiles.rendered).toBeLessThanOrEqual(7 + 5);
+    expect(summary.calendarFiles.rendered + summary.calendarFiles.kept).toBe(summary.calendars * 7 + 5);
     expect(summary.files.written).toBe(changed.length);
     expect(summary.changes.changedEvents).toBe(1);
     // Files that did not change kept their modification time.

@@ -1,0 +1,232 @@
+// Issue 5: a rebuild renders a calendar's calendar.ics, feeds and pages (and the combined files)
+// only when something they are rendered from changed, "now" included, and its output is always
+// byte for byte what a full render of the same data at the same time gives.
+//
+// Builds run in this process against the demo portal, each at a "now" the test chooses, so the
+// moment an event ends is known exactly. A "cold" build is the full render to compare with: a new
+// output folder and a cache holding only the event history (first-seen times, sequences) of the
+// build it is compared with, so the events are the same and nothing can be kept.
+
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBuild } from '../../src/build/build.js';
+import type { BuildSummary } from '../../src/build/summary.js';
+import { loadConfig } from '../../src/config/load.js';
+import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
+import { createLogger } from '../../src/log.js';
+import { paths } from '../../src/paths.js';
+import { snapshotTree } from '../support/tree.js';
+
+const HOUR = 3_600_000;
+// The demo portal's day: 2026-03-10 in Europe/Vilnius (UTC+2 then). Its events sit at wall times
+// on days counted from it; the library's tour on day 1 runs 12:00-12:45, and nothing else starts
+// or ends on day 1 between 09:00 and 13:00.
+const PORTAL_NOW = Date.UTC(2026, 2, 10, 7, 0);
+const DAY1_0900 = Date.UTC(2026, 2, 11, 7, 0);
+const DAY1_1000 = DAY1_0900 + HOUR;
+const DAY1_1250 = Date.UTC(2026, 2, 11, 10, 50);
+const TOUR = 'lib-0010';
+
+let portal: DemoPortal;
+let work: string;
+
+/** Build in this process at `now`; returns the summary and what the build logged. */
+async function build(site: string, cache: string, now: number, flags: Record<string, string> = {}): Promise<{ summary: BuildSummary; log: string }> {
+  let log = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      log += chunk.toString('utf8');
+      done();
+    },
+  });
+  const loaded = await loadConfig(
+    'build',
+    { baseUrl: portal.url, out: site, cacheDir: cache, timeZone: portal.timeZone, siteUrl: 'https://events.example.edu/', ...flags },
+    { CALFEED_TOKEN: portal.tokens.university },
+    work,
+  );
+  const summary = await runBuild({ loaded, log: createLogger({ stream, quiet: false, secrets: [] }), now });
+  return { summary, log };
+}
+
+/** A full render of the same data at `now`: new output folder, a cache with only `cache`'s event history. */
+async function coldBuild(cache: string, now: number, flags: Record<string, string> = {}): Promise<{ site: string; summary: BuildSummary }> {
+  const dir = await mkdtemp(join(work, 'cold-'));
+  await mkdir(join(dir, 'cache'));
+  await copyFile(join(cache, 'history.json'), join(dir, 'cache', 'history.json'));
+  const { summary } = await build(join(dir, 'site'), join(dir, 'cache'), now, flags);
+  expect(summary.calendarFiles.kept).toBe(0);
+  return { site: join(dir, 'site'), summary };
+}
+
+/** The output folder name of a calendar, by its title, from the manifest. */
+async function slugOf(site: string, title: string): Promise<string> {
+  const manifest = JSON.parse(await readFile(join(site, 'manifest.json'), 'utf8')) as { calendars: Array<{ slug: string; title: string }> };
+  const cal = manifest.calendars.find((c) => c.title === title);
+  if (!cal) throw new Error(`no calendar "${title}" in the demo portal's output`);
+  return cal.slug;
+}
+
+/** path -> SHA-256 of every file in a folder. */
+async function contents(dir: string): Promise<Record<string, string>> {
+  return Object.fromEntries([...(await snapshotTree(dir))].map(([p, info]) => [p, info.sha256]));
+}
+
+/** A new output folder and cache, built once at `now`. */
+async function fresh(now: number, flags: Record<string, string> = {}): Promise<{ site: string; cache: string; all: number }> {
+  const dir = await mkdtemp(join(work, 'run-'));
+  const site = join(dir, 'site');
+  const cache = join(dir, 'cache');
+  const { summary } = await build(site, cache, now, flags);
+  const all = summary.calendars * 7 + 5;
+  expect(summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
+  return { site, cache, all };
+}
+
+beforeAll(async () => {
+  portal = await startDemoPortal({ now: PORTAL_NOW });
+  work = await mkdtemp(join(tmpdir(), 'calfeed-calfiles-'));
+});
+
+afterAll(async () => {
+  await portal?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('calendar files are rendered only when what they show changes', () => {
+  it('an hour later with nothing ending keeps them all; once an event ends, its calendar and the combined files render again, as a cold build would', async () => {
+    const { site, cache, all } = await fresh(DAY1_0900);
+    const tourPage = `events/${TOUR}.html`;
+    const library = await slugOf(site, 'University Library');
+    const libraryIndex = (): Promise<string> => readFile(join(site, paths.calendar(library, 'index.html')), 'utf8');
+    expect(await libraryIndex()).toContain(tourPage);
+
+    const before = await snapshotTree(site);
+    const later = await build(site, cache, DAY1_1000);
+    expect(later.summary.calendarFiles).toEqual({ rendered: 0, kept: all });
+    expect(later.summary.files.written).toBe(0);
+    expect(await snapshotTree(site)).toEqual(before);
+    expect(await contents(site)).toEqual(await contents((await coldBuild(cache, DAY1_1000)).site));
+
+    // 12:50: the tour (12:00-12:45) is over. Same day, so only the library's calendar files (it
+    // moves from the upcoming list to past.html), the combined feeds (it leaves them) and
+    // index.html (the library has one upcoming event fewer) depend on that.
+    const ended = await build(site, cache, DAY1_1250);
+    expect(await libraryIndex()).not.toContain(tourPage);
+    expect(await readFile(join(site, paths.calendar(library, 'past.html')), 'utf8')).toContain(tourPage);
+    expect(ended.summary.calendarFiles).toEqual({ rendered: 7 + 3 + 1, kept: all - 11 });
+    expect(await contents(site)).toEqual(await contents((await coldBuild(cache, DAY1_1250)).site));
+  });
+
+  it('an event leaving the iCalendar window renders its calendar and the combined calendar.ics, as a cold build would', async () => {
+    // With 3 days of past events in calendar.ics, the library's workshop of day -2 (10:00-11:00)
+    // leaves it at 11:00 on day 1; nothing else starts, ends or leaves a window from 10:00 to 11:30.
+    const flags = { icalPastDays: '3' };
+    const { site, cache, all } = await fresh(DAY1_1000, flags);
+    const libraryIcs = paths.calendar(await slugOf(site, 'University Library'), 'calendar.ics');
+    expect(await readFile(join(site, libraryIcs), 'utf8')).toContain('/lib-0009@');
+    const { summary } = await build(site, cache, Date.UTC(2026, 2, 11, 9, 30), flags);
+    expect(await readFile(join(site, libraryIcs), 'utf8')).not.toContain('/lib-0009@');
+    expect(summary.calendarFiles).toEqual({ rendered: 7 + 1, kept: all - 8 });
+    expect(await contents(site)).toEqual(await contents((await coldBuild(cache, Date.UTC(2026, 2, 11, 9, 30), flags)).site));
+  });
+
+  it('after midnight, with nothing starting or ending, the calendar pages show the new day, as a cold build would', async () => {
+    // 23:30 on day 1 and 00:30 on day 2 in Vilnius: no event starts or ends between them, but the
+    // exhibition that opened on day -4 is in progress, listed under "today" on its calendar's page.
+    const { site, cache, all } = await fresh(Date.UTC(2026, 2, 11, 21, 30));
+    const arts = paths.calendar(await slugOf(site, 'Arts & Culture'), 'index.html');
+    const before = await snapshotTree(site);
+    const { summary } = await build(site, cache, Date.UTC(2026, 2, 11, 22, 30));
+    // Every calendar's files (each page's "today" moved), none of the combined ones.
+    expect(summary.calendarFiles).toEqual({ rendered: all - 5, kept: 5 });
+    expect((await snapshotTree(site)).get(arts)!.sha256).not.toBe(before.get(arts)!.sha256);
+    expect(await contents(site)).toEqual(await contents((await coldBuild(cache, Date.UTC(2026, 2, 11, 22, 30))).site));
+  });
+
+  it("a changed event renders its calendar's files and the combined ones it is in again, as a cold build would", async () => {
+    const { site, cache, all } = await fresh(DAY1_0900);
+    const steps = [
+      // A lecture 45 days ago: in its calendar's calendar.ics and past.html, and in the combined
+      // calendar.ics (90 days back); in no feed, and no upcoming count changes.
+      { event: 'science/1001', title: 'Faculty of Science', combined: 1, changes: ['calendar.ics', 'past.html'] },
+      // A gala in 12 days: in the feeds as well, its calendar's and the combined ones.
+      { event: 'arts-culture/2001', title: 'Arts & Culture', combined: 1 + 3, changes: ['calendar.ics', 'rss.xml', 'index.html'] },
+    ] as const;
+    for (const step of steps) {
+      const before = await snapshotTree(site);
+      expect(portal.changeEvents(1).map((pair) => pair.join('/'))).toEqual([step.event]);
+      const { summary } = await build(site, cache, DAY1_0900);
+      expect(summary.changes.changedEvents).toBe(1);
+      expect(summary.calendarFiles, step.event).toEqual({ rendered: 7 + step.combined, kept: all - 7 - step.combined });
+      const slug = await slugOf(site, step.title);
+      const after = await snapshotTree(site);
+      for (const name of step.changes) {
+        const p = paths.calendar(slug, name);
+        expect(after.get(p)!.sha256, p).not.toBe(before.get(p)!.sha256);
+      }
+      for (const [p, info] of after) {
+        if (p.startsWith('calendars/') && !p.startsWith(`calendars/${slug}/`)) expect(info, p).toEqual(before.get(p));
+      }
+      expect(await contents(site)).toEqual(await contents((await coldBuild(cache, DAY1_0900)).site));
+    }
+  });
+
+  it('other templates or site settings render every calendar file again, and so does going back', async () => {
+    const { site, cache, all } = await fresh(DAY1_0900);
+    const templates = join(work, 'templates', 'partials');
+    await mkdir(templates, { recursive: true });
+    const builtin = await readFile(new URL('../../templates/partials/day-list.hbs', import.meta.url), 'utf8');
+    await writeFile(join(templates, 'day-list.hbs'), `<!-- local -->\n${builtin}`);
+    const withTemplates = { templates: join(work, 'templates') };
+
+    const changed = await build(site, cache, DAY1_0900, withTemplates);
+    expect(changed.summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
+    expect(await readFile(join(site, paths.calendar(await slugOf(site, 'University Library'), 'index.html')), 'utf8')).toContain('<!-- local -->');
+    expect((await build(site, cache, DAY1_0900, withTemplates)).summary.calendarFiles).toEqual({ rendered: 0, kept: all });
+
+    const settings: Array<Record<string, string>> = [{ title: 'Campus Events' }, { feedLimit: '3' }, { icalPastDays: '1' }, { refresh: '1h' }, { locale: 'lt' }, { siteUrl: 'https://other.example.edu/' }];
+    for (const flags of settings) {
+      const { summary } = await build(site, cache, DAY1_0900, flags);
+      expect(summary.calendarFiles, JSON.stringify(flags)).toEqual({ rendered: all, kept: 0 });
+      expect(await contents(site), JSON.stringify(flags)).toEqual(await contents((await coldBuild(cache, DAY1_0900, flags)).site));
+    }
+    const back = await build(site, cache, DAY1_0900);
+    expect(back.summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
+    expect(await contents(site)).toEqual(await contents((await coldBuild(cache, DAY1_0900)).site));
+  });
+
+  it('a missing or corrupt record of rendered files renders everything, to the same bytes', async () => {
+    const { site, cache, all } = await fresh(DAY1_0900);
+    const before = await snapshotTree(site);
+    const record = join(cache, 'rendered.json');
+    for (const damage of [() => rm(record), () => writeFile(record, '{"version":1,"groups":{\n"index":{"input":'), () => writeFile(record, '{"version":1,"groups":{"index":{"input":"x","files":{"index.html":"not a hash"}}}}')]) {
+      await damage();
+      const { summary, log } = await build(site, cache, DAY1_0900);
+      expect(log).toMatch(/render record: (no record|record of rendered calendar files corrupt)/);
+      expect(summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
+      // Same bytes as published, so nothing is written and every mtime stays.
+      expect(summary.files.written).toBe(0);
+      expect(await snapshotTree(site)).toEqual(before);
+    }
+    expect((await build(site, cache, DAY1_0900)).summary.calendarFiles).toEqual({ rendered: 0, kept: all });
+  });
+
+  it('a record that does not describe the published files (a build stopped between publishing and saving it) renders them', async () => {
+    const { site, cache, all } = await fresh(DAY1_0900);
+    const record = join(cache, 'rendered.json');
+    const saved = await readFile(record);
+    // Published with another title, then the record of the first build put back: every input
+    // matches that record, but the published pages and feeds are not the ones it describes.
+    await build(site, cache, DAY1_0900, { title: 'Campus Events' });
+    await writeFile(record, saved);
+    const { summary } = await build(site, cache, DAY1_0900);
+    // Per calendar, calendar.ics does not show the site title, but the group is rendered whole.
+    expect(summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
+    expect(await readFile(join(site, 'index.html'), 'utf8')).not.toContain('Campus Events');
+    expect(await contents(site)).toEqual(await contents((await coldBuild(cache, DAY1_0900)).site));
+  });
+});
