@@ -100,7 +100,9 @@ export function calendarKeys(input: CalendarKeyInput): CalendarKeys {
   const icsKey = ics.digest('base64url');
 
   // Per event, in ref order: in the feed window (the calendar's feeds list its first feedLimit
-  // such events) and upcoming on its pages (index and widget, else past).
+  // such events) and upcoming on its pages (index and widget, else past). ref.end is the end
+  // selectFeedEvents computes (in the zone of the event's calendar, whose id is unique), as the
+  // combined feeds' selection from refs already relies on.
   let flags = '';
   for (const ref of refs) {
     flags += String.fromCharCode(48 + (inFeedWindow(ref.end, site) ? 1 : 0) + (isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.now) ? 2 : 0));
