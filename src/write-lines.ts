@@ -4,13 +4,29 @@
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
+/** A file written beside its final name, waiting to replace it (commit) or to be dropped (discard). */
+export interface PreparedFile {
+  commit(): Promise<void>;
+  discard(): Promise<void>;
+}
+
 /**
  * Write the pieces to `file` through a temp file and a rename, a megabyte at a time, so a killed
  * build leaves the old file or the new one, never half of either. The folder is made if missing.
  */
 export async function writePiecesAtomic(file: string, pieces: Iterable<string>): Promise<void> {
+  await (await preparePiecesAtomic(file, pieces)).commit();
+}
+
+/**
+ * writePiecesAtomic in two steps: the temp file is written now, and renamed over `file` only on
+ * commit(). The build writes its state while the events it comes from are still at hand, and makes
+ * it current only once the output is published.
+ */
+export async function preparePiecesAtomic(file: string, pieces: Iterable<string>): Promise<PreparedFile> {
   await mkdir(dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
+  const discard = (): Promise<void> => rm(temp, { force: true });
   try {
     const handle = await open(temp, 'w');
     try {
@@ -26,11 +42,21 @@ export async function writePiecesAtomic(file: string, pieces: Iterable<string>):
     } finally {
       await handle.close();
     }
-    await rename(temp, file);
   } catch (error) {
-    await rm(temp, { force: true });
+    await discard();
     throw error;
   }
+  return {
+    commit: async () => {
+      try {
+        await rename(temp, file);
+      } catch (error) {
+        await discard();
+        throw error;
+      }
+    },
+    discard,
+  };
 }
 
 /**

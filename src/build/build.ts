@@ -8,7 +8,7 @@ import { CrawlCache, crawl, type CrawlProgress, type CrawlReport } from '../craw
 import { CalfeedError } from '../errors.js';
 import { PortalClient } from '../http/index.js';
 import type { Logger } from '../log.js';
-import type { SiteContext } from '../model.js';
+import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import type { NormalizeOptions } from '../normalize/index.js';
 import {
   acquireLock,
@@ -23,9 +23,10 @@ import {
   type Staging,
 } from '../publish/index.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
-import { HistoryTracker } from '../state/history.js';
+import { HistoryTracker, type LiveEvent } from '../state/history.js';
 import { loadRendered, saveRendered } from '../state/rendered.js';
-import { loadHistory, saveHistory } from '../state/store.js';
+import { loadHistory, prepareHistory } from '../state/store.js';
+import type { PreparedFile } from '../write-lines.js';
 import { VERSION } from '../version.js';
 import { CalendarFiles } from './calendar-files.js';
 import { Collector } from './collect.js';
@@ -33,7 +34,7 @@ import { EventFiles } from './event-files.js';
 import { httpOptions, withPortalSource, type PortalSource } from './source.js';
 import { formatProgress } from './progress.js';
 import { renderSite } from './render-site.js';
-import { EventSpool } from './spool.js';
+import { EventSpool, type EventRef } from './spool.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { toSummary, type BuildSummary } from './summary.js';
 
@@ -84,6 +85,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   let staging: Staging | undefined;
   let spool: EventSpool | undefined;
   let pages: PageRenderer | undefined;
+  let nextHistory: PreparedFile | undefined;
   try {
     // Keyed by portal, so the embedded demo (a new port each run) still builds incrementally and a
     // cache written for another portal is ignored.
@@ -135,7 +137,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
 
     const events = collector.events();
     const total = [...events.values()].reduce((n, list) => n + list.length, 0);
-    const { removed, state: historyState } = tracker.finish();
+    const { removed } = tracker.finish();
     const calendars = collector.calendars;
     const calendarFiles = new CalendarFiles(staging, rendered.state);
     const counts = await renderSite(staging, {
@@ -149,6 +151,9 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       calendarFiles,
       renderedBefore: (calendarId, eventId) => tracker.renderedBefore(calendarId, eventId),
     });
+    // The next history is made from the spooled events (history keeps nothing per live event), so
+    // it is written now, beside history.json, and becomes current only after the publish.
+    nextHistory = await prepareHistory(config.cacheDir, tracker.records(liveEvents(calendars, events, spool, eventFiles)));
     // Gone before the staging folder is listed in the manifest and checked.
     spool.dispose();
 
@@ -167,7 +172,8 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const published: PublishResult = await publish(staging, outDir);
     staging = undefined;
     await cache.save(config.cacheDir);
-    await saveHistory(config.cacheDir, historyState);
+    await nextHistory.commit();
+    nextHistory = undefined;
     await saveRendered(config.cacheDir, renderedState);
     return toSummary({
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
@@ -186,6 +192,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     });
   } catch (error) {
     spool?.dispose();
+    await nextHistory?.discard().catch(() => undefined);
     if (staging) await discard(staging).catch(() => undefined);
     if (signal?.aborted && !(error instanceof CalfeedError && error.code === 'INTERRUPTED')) {
       throw new CalfeedError('INTERRUPTED', `Build interrupted; ${config.out} was left as it was.`, { cause: error });
@@ -195,6 +202,16 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     await pages?.close().catch(() => undefined);
     await client.close().catch(() => undefined);
     await lock.release().catch(() => undefined);
+  }
+}
+
+/** Every live event as spooled, with the fingerprint its page and .ics were rendered from. */
+function* liveEvents(calendars: Calendar[], events: ReadonlyMap<string, readonly EventRef[]>, spool: EventSpool, files: EventFiles): Generator<LiveEvent> {
+  for (const cal of calendars) {
+    for (const ref of events.get(cal.id) ?? []) {
+      const json = spool.json(ref);
+      yield { event: JSON.parse(json) as FeedEvent, rendered: files.fingerprint(cal, json) };
+    }
   }
 }
 

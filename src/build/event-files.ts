@@ -54,7 +54,11 @@ export class EventFiles {
     return rendered.vevent;
   }
 
-  private fingerprint(cal: Calendar, eventJson: string): string {
+  /**
+   * Fingerprint of everything an event's page and .ics are rendered from (`eventJson`:
+   * JSON.stringify(event)). Also what history records as the event's `rendered`.
+   */
+  fingerprint(cal: Calendar, eventJson: string): string {
     return createHash('sha256').update(this.siteKey).update(this.calendarJson(cal)).update(eventJson).digest('base64url').slice(0, 27);
   }
 

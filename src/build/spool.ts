@@ -92,7 +92,12 @@ export class EventSpool {
 
   /** The events of refs, in the order given. */
   events(refs: readonly EventRef[]): FeedEvent[] {
-    return refs.map((ref) => JSON.parse(this.read(ref.at, ref.jsonBytes).toString('utf8')) as FeedEvent);
+    return refs.map((ref) => JSON.parse(this.json(ref)) as FeedEvent);
+  }
+
+  /** The event of a ref as spooled: JSON.stringify(event). */
+  json(ref: EventRef): string {
+    return this.read(ref.at, ref.jsonBytes).toString('utf8');
   }
 
   /** Everything spooled for a ref, as stored: its JSON, then its VEVENT text (UTF-8). */

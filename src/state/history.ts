@@ -41,50 +41,58 @@ export interface HistoryResult {
   counts: { new: number; changed: number; removed: number };
 }
 
+/** A live event as the new history records it: the event with its history, and the fingerprint its files were rendered from. */
+export interface LiveEvent {
+  event: FeedEvent;
+  rendered: string | undefined;
+}
+
 /**
  * Joins this build's events with the previous history one event at a time, as they arrive from the
  * crawl, so each event's files can be rendered at once; finish() then works out what vanished.
+ *
+ * Nothing is kept per live event: everything its new record holds is in the event itself (which the
+ * build spools to disk), so records() makes the new history from the events when it is saved. Only
+ * which previous records were seen (a bit each) and the removed events' records stay in memory.
  */
 export class HistoryTracker {
-  private readonly next: HistoryState = emptyHistory();
+  // Removed events kept as cancellations (finish()), with their render fingerprints.
+  private readonly removedRecords = new HistoryRecords();
+  // One flag per previous record: seen in this build.
+  private readonly seen: Uint8Array;
   readonly counts = { new: 0, changed: 0, removed: 0 };
 
   constructor(
     private readonly previous: HistoryState,
     private readonly now: number,
     private readonly keepRemovedMs: number,
-  ) {}
+  ) {
+    this.seen = new Uint8Array(previous.events.size);
+  }
 
   /** The event with its history; the render fingerprint it was last published with, if any. */
   observe(event: CalendarEvent): { event: FeedEvent; rendered?: string } {
     const key = keyOf(event.calendarId, event.id);
-    const before = this.previous.events.get(key);
+    const id = this.previous.events.idOf(key);
+    const before = id < 0 ? undefined : this.previous.events.recordAt(id);
+    if (id >= 0) this.seen[id] = 1;
     const hash = contentHash(event);
-    let record: EventRecord;
-    // What a cancellation needs if the event vanishes later.
-    const { calendarSlug, slug, title, when } = event;
+    let history: Pick<FeedEvent, 'firstSeen' | 'changedAt' | 'sequence'>;
     if (!before) {
       this.counts.new++;
-      record = { firstSeen: this.now, changedAt: this.now, sequence: 0, hash, calendarSlug, slug, title, when };
+      history = { firstSeen: this.now, changedAt: this.now, sequence: 0 };
     } else if (before.hash !== hash || before.removedAt !== undefined) {
       this.counts.changed++;
-      record = { firstSeen: before.firstSeen, changedAt: this.now, sequence: before.sequence + 1, hash, calendarSlug, slug, title, when };
+      history = { firstSeen: before.firstSeen, changedAt: this.now, sequence: before.sequence + 1 };
     } else {
-      // Everything it had but the render fingerprint (set again by markRendered), keys in the same
-      // order; left out rather than deleted, which would turn the object into a slow dictionary.
-      const { rendered: _rendered, ...kept } = before;
-      record = { ...kept, calendarSlug, slug, title, when };
+      history = { firstSeen: before.firstSeen, changedAt: before.changedAt, sequence: before.sequence };
     }
-    this.next.events.set(key, record);
-    return {
-      event: { ...event, firstSeen: record.firstSeen, changedAt: record.changedAt, sequence: record.sequence },
-      rendered: before?.rendered,
-    };
+    return { event: { ...event, ...history }, rendered: before?.rendered };
   }
 
-  /** Remember what an event's (or a removed event's) files were rendered from. */
+  /** Remember what a removed event's files were rendered from (a live event's is given to records()). */
   markRendered(calendarId: string, eventId: string, fingerprint: string): void {
-    this.next.events.setRendered(keyOf(calendarId, eventId), fingerprint);
+    this.removedRecords.setRendered(keyOf(calendarId, eventId), fingerprint);
   }
 
   /** The render fingerprint a removed event was last published with. */
@@ -92,23 +100,25 @@ export class HistoryTracker {
     return this.previous.events.rendered(keyOf(calendarId, eventId));
   }
 
-  /** Events gone from the API (kept as cancellations within keepRemovedMs) and the new state. */
-  finish(): { removed: FeedEvent[]; state: HistoryState } {
+  /** Events gone from the API, kept as cancellations within keepRemovedMs, sorted by calendar and id. */
+  finish(): { removed: FeedEvent[] } {
     const removed: FeedEvent[] = [];
-    for (const key of this.previous.events.keys()) {
-      if (this.next.events.has(key)) continue;
-      const before = this.previous.events.get(key)!;
+    const previous = this.previous.events;
+    for (let id = 0; id < previous.size; id++) {
+      if (this.seen[id]) continue;
+      const key = previous.keyAt(id);
+      const before = previous.recordAt(id);
       const removedAt = before.removedAt ?? this.now;
       if (this.now - removedAt > this.keepRemovedMs) continue;
       const record: EventRecord =
         before.removedAt === undefined ? { ...before, removedAt, changedAt: this.now, sequence: before.sequence + 1 } : { ...before };
       if (before.removedAt === undefined) this.counts.removed++;
-      this.next.events.set(key, record);
-      const [calendarId, id] = JSON.parse(key) as [string, string];
+      this.removedRecords.set(key, record);
+      const [calendarId, id_] = JSON.parse(key) as [string, string];
       removed.push({
         calendarId,
         calendarSlug: record.calendarSlug,
-        id,
+        id: id_,
         slug: record.slug,
         title: record.title,
         when: record.when,
@@ -121,7 +131,22 @@ export class HistoryTracker {
       });
     }
     removed.sort((a, b) => (a.calendarId + '\0' + a.id < b.calendarId + '\0' + b.id ? -1 : 1));
-    return { removed, state: this.next };
+    return { removed };
+  }
+
+  /**
+   * The new history as [key JSON, record JSON] pairs: a record for each live event (all of it
+   * comes from the event as observe() returned it, and its fingerprint), then the removed ones
+   * finish() kept. The caller saves them only after a successful publish.
+   */
+  *records(live: Iterable<LiveEvent>): Generator<[string, string]> {
+    for (const { event, rendered } of live) {
+      const { firstSeen, changedAt, sequence, calendarSlug, slug, title, when } = event;
+      const record: EventRecord = { firstSeen, changedAt, sequence, hash: contentHash(event), calendarSlug, slug, title, when };
+      if (rendered !== undefined) record.rendered = rendered;
+      yield [JSON.stringify(keyOf(event.calendarId, event.id)), JSON.stringify(record)];
+    }
+    yield* this.removedRecords.texts();
   }
 }
 
@@ -129,7 +154,11 @@ export class HistoryTracker {
 export function applyHistory(current: CalendarEvent[], previous: HistoryState, now: number, keepRemovedMs: number): HistoryResult {
   const tracker = new HistoryTracker(previous, now, keepRemovedMs);
   const events = current.map((e) => tracker.observe(e).event);
-  const { removed, state } = tracker.finish();
+  const { removed } = tracker.finish();
+  const state = emptyHistory();
+  for (const [key, json] of tracker.records(events.map((event) => ({ event, rendered: undefined })))) {
+    state.events.set(JSON.parse(key) as string, JSON.parse(json) as EventRecord);
+  }
   return { events, removed, state, counts: tracker.counts };
 }
 

@@ -43,6 +43,15 @@ export class HistoryRecords {
     return this.index.get(key) >= 0;
   }
 
+  /** The id of a key (0 to size - 1, in insertion order), or -1. */
+  idOf(key: string): number {
+    return this.index.get(key);
+  }
+
+  keyAt(id: number): string {
+    return this.index.keyAt(id);
+  }
+
   /** A fresh copy of the record (changing it changes nothing here); undefined when absent. */
   get(key: string): EventRecord | undefined {
     const id = this.index.get(key);
@@ -109,7 +118,8 @@ export class HistoryRecords {
     return out;
   }
 
-  private recordAt(id: number): EventRecord {
+  /** A fresh copy of the record with this id (see idOf). */
+  recordAt(id: number): EventRecord {
     const record = JSON.parse(this.textAt(id)) as EventRecord;
     const fingerprint = this.fingerprints[id];
     if (fingerprint !== undefined) record.rendered = fingerprint;

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEntryLine, readLines } from '../read-lines.js';
-import { jsonEntryLines, writePiecesAtomic } from '../write-lines.js';
+import { jsonEntryLines, preparePiecesAtomic, type PreparedFile } from '../write-lines.js';
 import { HISTORY_VERSION, emptyHistory, isEventRecord, parseHistory, type HistoryState } from './history.js';
 import { HistoryRecords } from './records.js';
 
@@ -38,12 +38,20 @@ const FOOTER = '}}';
 
 /** Store event history atomically, one event a line. */
 export async function saveHistory(cacheDir: string, state: HistoryState): Promise<void> {
-  await writePiecesAtomic(join(cacheDir, HISTORY_FILE), historyLines(state));
+  await (await prepareHistory(cacheDir, state.events.texts())).commit();
 }
 
-function* historyLines(state: HistoryState): Generator<string> {
+/**
+ * Write the next history (records as [key JSON, record JSON], see HistoryTracker.records) beside
+ * history.json; it replaces it on commit(), which the build calls only after publishing.
+ */
+export function prepareHistory(cacheDir: string, records: Iterable<[string, string]>): Promise<PreparedFile> {
+  return preparePiecesAtomic(join(cacheDir, HISTORY_FILE), historyLines(records));
+}
+
+function* historyLines(records: Iterable<[string, string]>): Generator<string> {
   yield HEADER;
-  yield* jsonEntryLines(state.events.texts());
+  yield* jsonEntryLines(records);
   yield `\n${FOOTER}\n`;
 }
 

@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoFault, type DemoPortal } from '../../src/demo/server.js';
 import { runCli } from '../support/cli.js';
 import { listFiles, snapshotTree } from '../support/tree.js';
@@ -14,6 +14,7 @@ let work: string;
 let out: string;
 let good: DemoPortal;
 let published: Awaited<ReturnType<typeof snapshotTree>>;
+let cacheState: Awaited<ReturnType<typeof snapshotTree>>;
 
 /** Build flags shared by every run here: short timeouts and retries keep failing runs quick. */
 function buildArgs(portal: DemoPortal, extra: string[] = []): string[] {
@@ -38,6 +39,11 @@ beforeAll(async () => {
   published = await snapshotTree(out);
 });
 
+// Before each test, since a test whose build succeeds rightly saves new state.
+beforeEach(async () => {
+  cacheState = await snapshotTree(join(work, 'cache'));
+});
+
 afterAll(async () => {
   await good?.close();
   await rm(work, { recursive: true, force: true });
@@ -58,6 +64,8 @@ function signalAfterDetails(portal: DemoPortal, count: number, signal: NodeJS.Si
 
 async function expectOutUntouched(): Promise<void> {
   expect(await snapshotTree(out)).toEqual(published);
+  // The build state advances only with a publish: same files, same bytes, no temp file left.
+  expect(await snapshotTree(join(work, 'cache'))).toEqual(cacheState);
   // No staging folder, journal or lock left beside --out.
   expect((await readdir(work)).sort()).toEqual(['cache', 'site']);
 }

@@ -2,15 +2,21 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HistoryTracker, emptyHistory } from '../../src/state/history.js';
+import { HistoryTracker, emptyHistory, type EventRecord } from '../../src/state/history.js';
 import { loadHistory, saveHistory } from '../../src/state/store.js';
 import { sampleEvent } from '../fixtures/sample.js';
 
 function historyOf(count: number) {
   const tracker = new HistoryTracker(emptyHistory(), Date.UTC(2026, 2, 1), 30 * 86_400_000);
-  for (let i = 0; i < count; i++) tracker.observe(sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} "quoted" \u2028 Ąžuolas` }));
-  tracker.markRendered('science', 'e1', 'fingerprint-1');
-  return tracker.finish().state;
+  const live = [];
+  for (let i = 0; i < count; i++) {
+    const { event } = tracker.observe(sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} "quoted" \u2028 Ąžuolas` }));
+    live.push({ event, rendered: i === 1 ? 'fingerprint-1' : undefined });
+  }
+  tracker.finish();
+  const state = emptyHistory();
+  for (const [key, json] of tracker.records(live)) state.events.set(JSON.parse(key) as string, JSON.parse(json) as EventRecord);
+  return state;
 }
 
 describe('history store', () => {
