@@ -10,6 +10,8 @@ const DIGEST = 32;
 const CHANGED = 1;
 const MARKED = 2;
 const PENDING = 4;
+// Kept unchanged, with nothing on disk in staging yet: publish links it, or moves its whole folder.
+const DEFERRED = 8;
 const HEX = /^[0-9a-f]{64}$/;
 
 function hexValue(c: number): number {
@@ -51,8 +53,11 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
     return this.index.get(relPath) >= 0;
   }
 
-  /** Adds or replaces a file; sha256 is a hex string or a raw 32-byte digest. */
-  set(relPath: string, bytes: number, sha256: string | Uint8Array, changed = false): this {
+  /**
+   * Adds or replaces a file; sha256 is a hex string or a raw 32-byte digest. `deferred` (only for
+   * unchanged files) records that the file is the published copy, not yet linked into staging.
+   */
+  set(relPath: string, bytes: number, sha256: string | Uint8Array, changed = false, deferred = false): this {
     let i = this.index.get(relPath);
     if (i < 0) {
       i = this.index.add(relPath);
@@ -63,7 +68,7 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
     else if (this.flags[i]! & CHANGED) this.changedFiles--;
     if (changed) this.changedFiles++;
     this.sizes[i] = bytes;
-    this.flags[i] = changed ? CHANGED : 0;
+    this.flags[i] = changed ? CHANGED : deferred ? DEFERRED : 0;
     this.odd.delete(i);
     if (typeof sha256 !== 'string') this.digests.set(sha256.subarray(0, DIGEST), i * DIGEST);
     else if (HEX.test(sha256)) this.digests.set(Buffer.from(sha256, 'hex'), i * DIGEST);
@@ -159,6 +164,22 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   /** Paths never marked, in insertion order. */
   *unmarked(): IterableIterator<string> {
     for (let i = 0; i < this.count; i++) if ((this.flags[i]! & (MARKED | PENDING)) === 0) yield this.index.keyAt(i);
+  }
+
+  /** Whether a listed file is deferred: kept unchanged, and not (yet) on disk in staging. */
+  deferred(relPath: string): boolean {
+    const i = this.slot(relPath);
+    return i !== undefined && (this.flags[i]! & DEFERRED) === DEFERRED;
+  }
+
+  /** deferred() by slotOf() number. */
+  deferredAt(slot: number): boolean {
+    return (this.flags[slot]! & (DEFERRED | PENDING)) === DEFERRED;
+  }
+
+  /** Every path with its slot, reserved (listed: false) as well as listed ones, in insertion order. */
+  *slots(): IterableIterator<{ relPath: string; slot: number; listed: boolean }> {
+    for (const [relPath, i] of this.index) yield { relPath, slot: i, listed: (this.flags[i]! & PENDING) === 0 };
   }
 
   /** Whether a file is listed as changed (write) rather than kept. */

@@ -1,7 +1,9 @@
 // The staging folder: the next version of --out, built beside it. Writers put every file here;
 // a file whose bytes equal the published copy (same SHA-256 and size as in --out's manifest.json)
-// becomes a hard link to it (or a copy with its old mtime), so an unchanged build keeps every byte
-// and mtime of --out and a CDN sync uploads nothing.
+// is kept as that copy, so an unchanged build keeps every byte and mtime of --out and a CDN sync
+// uploads nothing. Keeping is deferred until publish: nothing is made in staging for such a file
+// during the build, so that a folder of --out whose files are all kept can be moved into staging
+// whole (carry.ts); the other kept files are hard-linked then (or copied with their old mtime).
 // Only sizes and hashes stay in memory, never contents: builds reach 100,000+ files.
 
 import {
@@ -24,6 +26,7 @@ import path from 'node:path';
 import { CalfeedError, ConfigError } from '../errors.js';
 import { paths } from '../paths.js';
 import { checkOnWrite, chunkCheckFor, type ChunkCheck } from './content-check.js';
+import { type CarryPlan, checkFolders, cleanFolders, folderOf } from './carry.js';
 import { FileTable } from './file-table.js';
 import { errno, Limiter, sha256Digest } from './fs-util.js';
 import { scanManifest } from './manifest.js';
@@ -42,17 +45,18 @@ export interface Staging {
   readonly dir: string;
   /** Absolute path of the output folder it will replace. */
   readonly outDir: string;
-  /** Write a file; identical published bytes are hard-linked instead, keeping bytes and mtime. */
+  /** Write a file; identical published bytes are kept as the published file instead (bytes and mtime). */
   write(relPath: string, data: string | Uint8Array): Promise<void>;
   /**
    * Write a file from chunks as they arrive (strings are UTF-8; a surrogate pair split between two
    * string chunks is joined), in writes of about 64 KB, hashing on the fly: a file of any size is
    * never held whole. Same claims, content checks and unchanged-file rule as write(): when the
    * bytes equal the published copy, the staged file becomes a hard link to it (bytes and mtime
-   * kept). If the chunks throw, the partial file is removed and the path stays claimed.
+   * kept; at publish for a file of less than one block). If the chunks throw, the partial file is
+   * removed and the path stays claimed.
    */
   writeChunks(relPath: string, chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): Promise<void>;
-  /** Keep the published file at relPath as it is (e.g. after an HTTP 304). */
+  /** Keep the published file at relPath as it is (e.g. after an HTTP 304); it is linked or moved at publish. */
   keep(relPath: string): Promise<void>;
   /** Everything staged so far: path -> { bytes, sha256, changed }. */
   files(): ReadonlyMap<string, StagedFile>;
@@ -90,11 +94,31 @@ export async function createStaging(outDir: string, options: StagingOptions = {}
   return new DirStaging(dir, s.outDir, options);
 }
 
+// Staging folders that hold folders moved out of --out which could not be moved back: discard()
+// must not delete them. The publish journal lists the folders; the next run's recover() returns them.
+const holdingPublished = new Set<string>();
+
+/** Mark (or unmark) a staging folder as holding folders of --out; see holdingPublished. */
+export function holdsPublished(staging: Staging, holds: boolean): void {
+  if (holds) holdingPublished.add(staging.dir);
+  else holdingPublished.delete(staging.dir);
+}
+
 /** Remove a staging folder after a failure; outDir is untouched. */
 export async function discard(staging: Staging): Promise<void> {
   if (staging instanceof DirStaging) staging.close();
-  await rm(staging.dir, { recursive: true, force: true });
+  if (!holdingPublished.has(staging.dir)) await rm(staging.dir, { recursive: true, force: true });
   liveStagings.delete(staging.dir);
+}
+
+/**
+ * At publish, before verify: decide which folders of --out to carry over whole (see carry.ts),
+ * then link (or copy) every other deferred file into staging, and make the parent folders the
+ * carried ones will be moved into. After this the staging folder is complete but for the carried
+ * folders, which swap moves in under its journal.
+ */
+export async function prepareCarry(staging: Staging): Promise<CarryPlan> {
+  return staging instanceof DirStaging ? staging.prepareCarry() : { folders: [], present: new Uint8Array(0) };
 }
 
 /**
@@ -212,10 +236,14 @@ class DirStaging implements Staging {
     const index = this.index ?? (await this.publishedIndex());
     const size = index === 'unknown' ? undefined : index.sizeOf(relPath);
     if (size !== undefined && (checked || publishedSize(published) === size)) {
-      this.ensureDir(folder);
+      const hash = (index as PublishedTable).hashOf(relPath)!;
+      if (folder !== '') {
+        this.staged.set(relPath, size, hash, false, true);
+        return;
+      }
       const copying = this.linkOrCopy(published, target);
       if (copying) await copying;
-      this.staged.set(relPath, size, (index as PublishedTable).hashOf(relPath)!, false);
+      this.staged.set(relPath, size, hash, false);
       return;
     }
     let bytes: Buffer;
@@ -244,7 +272,9 @@ class DirStaging implements Staging {
     // Synchronous, like the writes: these are mirror files of a few KB, read once each, and the
     // promise API's open/stat/read/close round trips cost more than the read.
     try {
-      return readFileSync(this.staged.has(relPath) ? this.stagedPath(relPath) : this.publishedPath(relPath));
+      // A deferred file is the published one: staging has nothing at its path yet.
+      const staged = this.staged.has(relPath) && !this.staged.deferred(relPath);
+      return readFileSync(staged ? this.stagedPath(relPath) : this.publishedPath(relPath));
     } catch (error) {
       const code = errno(error);
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;
@@ -260,6 +290,62 @@ class DirStaging implements Staging {
     if (publishedSize(path.join(this.outDir, relPath)) !== size) return false;
     this.checkedPublished.add(relPath);
     return true;
+  }
+
+  /** See prepareCarry(). */
+  async prepareCarry(): Promise<CarryPlan> {
+    this.assertOpen('the carried folders');
+    const index = this.index ?? (await this.publishedIndex());
+    // Deferred files exist only where the manifest was read (see commit and keep).
+    const plan =
+      index === 'unknown' || !this.indexFromManifest
+        ? { folders: [], present: new Uint8Array(this.staged.slotCount()) }
+        : checkFolders(this.outDir, cleanFolders(index, this.staged), this.staged);
+    const carried = new Set(plan.folders);
+    // Per folder of a deferred file: inside a carried folder? Found once per folder.
+    const inside = new Map<string, boolean>();
+    const isCarried = (folder: string): boolean => {
+      let answer = inside.get(folder);
+      if (answer === undefined) {
+        answer = folder !== '' && (carried.has(folder) || isCarried(folderOf(folder)));
+        inside.set(folder, answer);
+      }
+      return answer;
+    };
+    const copying: Array<Promise<void>> = [];
+    for (const { relPath, slot, listed } of this.staged.slots()) {
+      if (!listed || !this.staged.deferredAt(slot)) continue;
+      const folder = folderOf(relPath);
+      if (isCarried(folder)) {
+        // Moved in with its folder, which was checked to hold it; else it is gone from --out.
+        if (plan.present[slot] === 1) continue;
+        throw this.missingPublished(relPath, Object.assign(new Error('missing'), { code: 'ENOENT' }));
+      }
+      this.ensureDir(folder);
+      let copy: Promise<void> | undefined;
+      try {
+        copy = this.linkOrCopy(this.publishedPath(relPath), this.stagedPath(relPath));
+      } catch (error) {
+        throw this.missingPublished(relPath, error);
+      }
+      if (copy === undefined) continue;
+      // Copies (no hard links) go through the limiter; a batch at a time keeps the promises few.
+      copying.push(copy.catch((error: unknown) => Promise.reject(this.missingPublished(relPath, error))));
+      if (copying.length >= 256) await Promise.all(copying.splice(0));
+    }
+    await Promise.all(copying);
+    for (const folder of plan.folders) this.ensureDir(folderOf(folder));
+    return plan;
+  }
+
+  private missingPublished(relPath: string, error: unknown): unknown {
+    if (errno(error) !== 'ENOENT') return error;
+    return new CalfeedError(
+      'BUILD',
+      `Cannot keep ${relPath} unchanged: the published copy in ${this.outDir} is missing (ENOENT); it was there earlier in the build. ` +
+        'Nothing was published. Run the build again.',
+      { cause: error },
+    );
   }
 
   /** See publishedFiles(). */
@@ -297,10 +383,16 @@ class DirStaging implements Staging {
     const hash = sha256Digest(bytes);
     const target = this.stagedPath(relPath);
     const published = this.publishedPath(relPath);
-    this.ensureDir(folder);
     // The manifest does not list itself: compare its bytes.
-    const same =
-      index === 'unknown' || relPath === paths.manifest() ? sameBytes(published, bytes) : listedSame(index, relPath, published, bytes.length, hash);
+    const listed = index !== 'unknown' && relPath !== paths.manifest();
+    const same = listed ? listedSame(index, relPath, published, bytes.length, hash) : sameBytes(published, bytes);
+    // Same as listed in the published manifest: deferred to publish (top-level files are few, and
+    // --out itself is never carried, so they are linked now).
+    if (same && listed && folder !== '') {
+      this.staged.set(relPath, bytes.length, hash, false, true);
+      return;
+    }
+    this.ensureDir(folder);
     if (same) {
       const copying = this.linkOrCopy(published, target);
       if (copying) await copying;
@@ -467,7 +559,9 @@ class DirStaging implements Staging {
       linkSync(published, target);
       return undefined;
     } catch (error) {
-      if (errno(error) === 'EEXIST') throw error;
+      // EEXIST: a bug (two writers); ENOENT: the published copy is gone. Neither means "no links".
+      const code = errno(error);
+      if (code === 'EEXIST' || code === 'ENOENT') throw error;
       if (!this.warnedCopy) {
         this.warnedCopy = true;
         this.options.onWarning?.(

@@ -2,22 +2,27 @@
 //
 // The guarantee, honestly: Node has no renameat2(RENAME_EXCHANGE), so the swap is two renames,
 // --out -> backup, then staging -> --out, recorded beforehand in a journal file beside --out.
-// No file inside --out is ever modified in place, so --out is always either the complete old
+// Before them, folders of --out whose files are all unchanged (carry.ts) are moved into staging,
+// one rename each, also listed in the journal first. No file inside --out is ever modified in
+// place, and a run that fails or dies before the second rename is rolled back (the moved folders
+// moved back, at once or by the next run's recover()), so --out is always either the complete old
 // output or the complete new one. Between the two renames (microseconds) --out does not exist:
 // a server reading the folder directly may answer 404 for that instant, and if the process dies
 // exactly there, the next run's recover() puts the old output back (it does not guess that the
-// unfinished build was wanted). Files are not fsynced: a power loss, unlike a killed process, may
-// lose recent writes on some file systems.
+// unfinished build was wanted). Files are not fsynced, except the journal when it lists moves: a
+// power loss, unlike a killed process, may lose recent writes on some file systems, but must not
+// lose the record of where the old output's folders are.
 
-import { copyFile, link, lstat, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, lstat, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
 import { FileTable } from './file-table.js';
 import { errno, removeTree, walkFiles } from './fs-util.js';
+import { type Journal, readJournal, returnFolders, writeJournal } from './journal.js';
 import { scanManifest } from './manifest.js';
 import { isProcessAlive, pidOfName, type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
-import { assertReplaceable, isLiveStaging, publishedFiles, sealStaging, type Staging } from './staging.js';
+import { assertReplaceable, holdsPublished, isLiveStaging, prepareCarry, publishedFiles, sealStaging, type Staging } from './staging.js';
 import { verifyStaging } from './verify.js';
 
 export interface PublishResult {
@@ -31,31 +36,33 @@ export interface PublishResult {
   files: number;
 }
 
-/** Points of the swap, in order; see PublishOptions.onStep. */
-export type SwapStep = 'verified' | 'journal' | 'backup' | 'swapped';
+/** Points of the swap, in order ('moved' once per carried folder); see PublishOptions.onStep. */
+export type SwapStep = 'verified' | 'journal' | 'moved' | 'backup' | 'swapped';
 
 export interface PublishOptions {
   signal?: AbortSignal;
   /**
-   * Called after each step of the swap. An exception thrown here stops the swap on the spot, with
-   * no rollback, exactly like a crash at that point (the tests use it to prove recover()).
+   * Called after each step of the swap; for 'moved', with the folder just moved from --out into
+   * staging. An exception thrown here stops the swap on the spot, with no rollback, exactly like a
+   * crash at that point (the tests use it to prove recover()).
    */
-  onStep?: (step: SwapStep) => void;
+  onStep?: (step: SwapStep, folder?: string) => void;
 }
 
-interface Journal {
-  staging: string;
-  backup: string | null;
-}
-
-/** Verify staging, then replace outDir with it in one step (two journaled renames); counts written/unchanged/removed. */
+/**
+ * Verify staging, carry unchanged folders of outDir over and replace outDir with it in one step
+ * (journaled renames); counts written/unchanged/removed.
+ */
 export async function publish(staging: Staging, outDir: string, options: PublishOptions = {}): Promise<PublishResult> {
   const s = siblingsOf(outDir);
   if (path.dirname(staging.dir) !== s.parent || !path.basename(staging.dir).startsWith(s.stagingPrefix)) {
     throw new CalfeedError('BUILD', `The staging folder ${staging.dir} was not created for ${s.outDir}; create it with createStaging(outDir).`);
   }
   const next = staging.files();
-  await verifyStaging(staging.dir, { staged: next });
+  // Deferred files are linked into staging now, except those in folders that will be moved whole;
+  // those were checked in --out (present) and are moved in by swap().
+  const carry = await prepareCarry(staging);
+  await verifyStaging(staging.dir, { staged: next, present: carry.present });
   options.onStep?.('verified');
   await assertReplaceable(s.outDir);
   await carryOverDotfiles(s.outDir, staging.dir);
@@ -66,7 +73,7 @@ export async function publish(staging: Staging, outDir: string, options: Publish
   const removed = await countRemoved(s.outDir, next, await publishedFiles(staging));
 
   options.signal?.throwIfAborted();
-  await swap(staging.dir, s, options.onStep);
+  await swap(staging, s, carry.folders, options.onStep);
   sealStaging(staging);
   return { written, unchanged: next.size - written, removed, files: next.size };
 }
@@ -112,54 +119,69 @@ async function countRemoved(outDir: string, next: ReadonlyMap<string, unknown>, 
   return removed;
 }
 
-async function swap(stagingDir: string, s: Siblings, onStep: PublishOptions['onStep']): Promise<void> {
+async function swap(staging: Staging, s: Siblings, folders: readonly string[], onStep: PublishOptions['onStep']): Promise<void> {
+  const stagingDir = staging.dir;
   const hadOutput = await exists(s.outDir);
   const backupName = hadOutput ? s.backupPrefix + uniqueSuffix() : null;
   const backup = backupName === null ? null : path.join(s.parent, backupName);
-  await writeJournal(s, { staging: path.basename(stagingDir), backup: backupName });
+  const moves = hadOutput ? folders : [];
+  await writeJournal(s, { staging: path.basename(stagingDir), backup: backupName, moves: [...moves] });
   onStep?.('journal');
-  if (backup !== null) await rename(s.outDir, backup);
+  // From the first move until the swap, staging holds part of the published output: a failure
+  // moves it back (rollBack), and until then discard() must not delete the staging folder.
+  if (moves.length > 0) holdsPublished(staging, true);
+  for (const folder of moves) {
+    try {
+      await rename(path.join(s.outDir, folder), path.join(stagingDir, folder));
+    } catch (error) {
+      await rollBack(staging, s, moves, error, `Could not move the unchanged folder ${folder} of ${s.outDir} into the new output`);
+    }
+    onStep?.('moved', folder);
+  }
+  if (backup !== null) {
+    try {
+      await rename(s.outDir, backup);
+    } catch (error) {
+      await rollBack(staging, s, moves, error, `Could not move ${s.outDir} aside to replace it`);
+    }
+  }
   onStep?.('backup');
   try {
     await rename(stagingDir, s.outDir);
   } catch (error) {
     // Still running, so roll back now rather than leave it to the next run.
     if (backup !== null) await rename(backup, s.outDir);
-    await rm(s.journal, { force: true });
-    throw new CalfeedError('BUILD', `Could not move the new output into ${s.outDir} (${errno(error) ?? String(error)}); the previous output was kept.`, {
-      cause: error,
-    });
+    await rollBack(staging, s, moves, error, `Could not move the new output into ${s.outDir}`);
   }
+  holdsPublished(staging, false);
   onStep?.('swapped');
-  // The old output: 300,000 files at 100,000 events. removeTree takes each entry's type from its
-  // folder listing, where rm -r lstats every entry and tries rmdir on each folder twice.
+  // The old output, without the folders carried over: 300,000 files at 100,000 events when nothing
+  // could be carried. removeTree takes each entry's type from its folder listing, where rm -r
+  // lstats every entry and tries rmdir on each folder twice.
   if (backup !== null) await removeTree(backup);
   await rm(s.journal, { force: true });
 }
 
-async function writeJournal(s: Siblings, journal: Journal): Promise<void> {
-  // Written aside and renamed into place, so recover() never reads half a journal.
-  const temp = `${s.journal}.tmp-${uniqueSuffix()}`;
-  await writeFile(temp, JSON.stringify(journal) + '\n', { flag: 'wx' });
-  await rename(temp, s.journal);
-}
-
-async function readJournal(s: Siblings): Promise<Journal | 'corrupt' | undefined> {
-  let text: string;
+// A step of the swap failed while the old output was whole at --out but for the folders moved
+// into staging: move them back, drop the journal and fail with `what` and the cause. When they
+// cannot be moved back either, the journal stays (the next run's recover() moves them back) and so
+// does the staging folder that holds them.
+async function rollBack(staging: Staging, s: Siblings, moves: readonly string[], cause: unknown, what: string): Promise<never> {
+  const code = errno(cause) ?? String(cause);
   try {
-    text = await readFile(s.journal, 'utf8');
+    await returnFolders(staging.dir, s.outDir, moves);
   } catch (error) {
-    if (errno(error) === 'ENOENT') return undefined;
-    throw error;
+    throw new CalfeedError(
+      'BUILD',
+      `${what} (${code}), and moving the folders already moved back into it failed too (${errno(error) ?? String(error)}). ` +
+        `${s.outDir} lacks those folders until the next calfeed build, which moves them back from ${staging.dir} as ${s.journal} lists; ` +
+        'do not delete either before then.',
+      { cause },
+    );
   }
-  try {
-    const value = JSON.parse(text) as Partial<Journal>;
-    const okName = (name: unknown): boolean => typeof name === 'string' && name.length > 0 && !name.includes('/') && !name.includes('\\') && name !== '..';
-    if (okName(value.staging) && (value.backup === null || okName(value.backup))) return value as Journal;
-  } catch {
-    // fall through
-  }
-  return 'corrupt';
+  holdsPublished(staging, false);
+  await rm(s.journal, { force: true });
+  throw new CalfeedError('BUILD', `${what} (${code}); the previous output was kept as it was.`, { cause });
 }
 
 async function exists(p: string): Promise<boolean> {
@@ -183,21 +205,51 @@ export async function recover(outDir: string): Promise<string[]> {
     notes.push(`Ignored an unreadable publish journal ${s.journal}.`);
     await rm(s.journal, { force: true });
   } else if (journal !== undefined) {
-    const backup = journal.backup === null ? null : path.join(s.parent, journal.backup);
-    if (!(await exists(s.outDir)) && backup !== null && (await exists(backup))) {
-      await rename(backup, s.outDir);
-      notes.push(`A build was interrupted while publishing; restored the previous output ${s.outDir}.`);
-    } else {
-      notes.push(`Cleaned up after a build interrupted while publishing ${s.outDir}.`);
-    }
-    // The staging of the interrupted build is never published: recover() rolls back, it does not guess.
-    await rm(path.join(s.parent, journal.staging), { recursive: true, force: true });
-    if (backup !== null && (await exists(s.outDir))) await rm(backup, { recursive: true, force: true });
-    await rm(s.journal, { force: true });
+    await rollBackInterrupted(s, journal, notes);
   }
 
   await sweep(s, notes);
   return notes;
+}
+
+// What the journal says about an interrupted publish. While its staging folder exists the swap
+// did not finish, and the interrupted build is never published (recover() rolls back, it does not
+// guess): the folders moved out of the old output go back into it, wherever it is (--out, or the
+// backup between the two renames), then the backup becomes --out again. Each step checks what is
+// where first, so a recovery that is itself interrupted is simply run again. Once the staging
+// folder is gone (it became --out), only the backup is left to remove.
+async function rollBackInterrupted(s: Siblings, journal: Journal, notes: string[]): Promise<void> {
+  const stagingDir = path.join(s.parent, journal.staging);
+  const backup = journal.backup === null ? null : path.join(s.parent, journal.backup);
+  if (await exists(stagingDir)) {
+    const home = (await exists(s.outDir)) ? s.outDir : backup !== null && (await exists(backup)) ? backup : null;
+    if (home === null && journal.moves.length > 0) {
+      throw new CalfeedError(
+        'BUILD',
+        `A build was interrupted while publishing ${s.outDir}, and neither ${s.outDir} nor its backup can be found to move ` +
+          `${journal.moves.length} folders back into from ${stagingDir}. Nothing was changed; restore ${s.outDir} by hand ` +
+          `(the folders ${s.journal} lists belong inside it), then remove ${s.journal}.`,
+      );
+    }
+    const returned = home === null ? 0 : await returnFolders(stagingDir, home, journal.moves);
+    if (home !== null && home === backup) {
+      await rename(backup, s.outDir);
+      notes.push(`A build was interrupted while publishing; restored the previous output ${s.outDir}.`);
+    } else if (returned > 0) {
+      notes.push(`A build was interrupted while publishing; moved ${returned} unchanged folders back into ${s.outDir}.`);
+    } else {
+      notes.push(`Cleaned up after a build interrupted while publishing ${s.outDir}.`);
+    }
+    await rm(stagingDir, { recursive: true, force: true });
+  } else if (!(await exists(s.outDir)) && backup !== null && (await exists(backup))) {
+    // Neither staging nor output: not a state publish leaves, but the backup is the best there is.
+    await rename(backup, s.outDir);
+    notes.push(`A build was interrupted while publishing; restored the previous output ${s.outDir}.`);
+  } else {
+    notes.push(`Cleaned up after a build interrupted while publishing ${s.outDir}.`);
+  }
+  if (backup !== null && (await exists(s.outDir))) await rm(backup, { recursive: true, force: true });
+  await rm(s.journal, { force: true });
 }
 
 // Leftovers without a journal: staging folders of killed builds, backups whose removal was cut

@@ -68,20 +68,26 @@ describe('staging', () => {
     await discard(staging);
   });
 
-  it('keep() links the published file with its mtime, and fails clearly when there is none', async () => {
+  it('keep() keeps the published file, inode and mtime, through publish, and fails clearly when there is none', async () => {
     const out = path.join(await tempDir(), 'out');
     await build(out, sampleSite());
     const rel = paths.detailsMirror('arts', 'e1');
     const old = new Date('2010-01-01T00:00:00Z');
     await utimes(path.join(out, rel), old, old);
+    const { ino } = await stat(path.join(out, rel));
 
     const staging = await createStaging(out);
+    for (const [file, data] of Object.entries(sampleSite())) if (file !== rel) await staging.write(file, data);
     await staging.keep(rel);
     expect(staging.files().get(rel)).toMatchObject({ bytes: Buffer.byteLength(sampleSite()[rel]!), changed: false });
-    expect((await stat(path.join(staging.dir, rel))).mtimeMs).toBe(old.getTime());
+    // Deferred to publish: nothing in staging yet, and readPublished() reads the published copy.
+    await expect(stat(path.join(staging.dir, rel))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await staging.readPublished(rel))?.toString()).toBe(sampleSite()[rel]);
     const missing = await staging.keep(paths.detailsMirror('arts', 'gone')).catch((e: unknown) => e);
     expect((missing as Error).message).toMatch(/published copy .* is missing.*--cache-dir/);
-    await discard(staging);
+    await writeSiteMeta(staging, CALENDARS, { generator: 'calfeed test' });
+    await publish(staging, out);
+    expect(await stat(path.join(out, rel))).toMatchObject({ ino, mtimeMs: old.getTime() });
   });
 
   it('readPublished() returns staged bytes first, then published ones, else undefined', async () => {

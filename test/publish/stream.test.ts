@@ -11,6 +11,7 @@ import { paths } from '../../src/paths.js';
 import { checkOnWrite, chunkCheckFor, contentProblem, IcalScan, Utf8Stream } from '../../src/publish/content-check.js';
 import { removeTree } from '../../src/publish/fs-util.js';
 import { createStaging, discard, publish, renderManifest, type Staging, verifyStaging, writeSiteMeta } from '../../src/publish/index.js';
+import { prepareCarry } from '../../src/publish/staging.js';
 import { build, CALENDARS, sampleSite, snapshot, tempDir, treeHash } from './helpers.js';
 
 const hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -305,11 +306,13 @@ describe('verify against staging table', () => {
     await build(out, sampleSite());
     const staging = await stagedSite(out);
     expect([...staging.files().values()].filter((f) => f.changed)).toEqual([]);
-    await expect(verifyStaging(staging.dir, { staged: staging.files() })).resolves.toBeUndefined();
+    // As publish does: link the kept files (or find them in the folders it will carry over) first.
+    const { present } = await prepareCarry(staging);
+    await expect(verifyStaging(staging.dir, { staged: staging.files(), present })).resolves.toBeUndefined();
     const rel = paths.site('rss.xml');
     await unlink(path.join(staging.dir, rel)); // break the link without touching the published copy
     await writeFile(path.join(staging.dir, rel), '<rss>');
-    expect(await messageOf(verifyStaging(staging.dir, { staged: staging.files() }))).toContain(`${rel}: it has 5 bytes`);
+    expect(await messageOf(verifyStaging(staging.dir, { staged: staging.files(), present }))).toContain(`${rel}: it has 5 bytes`);
     await discard(staging);
   });
 });
@@ -319,7 +322,7 @@ function staged(s: Staging, rel: string): { bytes: number; sha256: string } {
 }
 
 describe('keep() after isPublished()', () => {
-  it('links the published file, and still reads a published file edited by hand', async () => {
+  it('keeps the published file (linked at publish), and still reads a published file edited by hand', async () => {
     const out = path.join(await tempDir(), 'out');
     await build(out, sampleSite());
     const staging = await createStaging(out);
@@ -328,12 +331,19 @@ describe('keep() after isPublished()', () => {
     expect(await staging.isPublished(page)).toBe(true);
     expect(await staging.isPublished('calendars/arts/events/none.html')).toBe(false);
     await staging.keep(page);
-    expect((await stat(path.join(staging.dir, page))).ino).toBe((await stat(path.join(out, page))).ino);
+    // Deferred: nothing in staging until publish links it (or moves its folder).
+    await expect(stat(path.join(staging.dir, page))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(staging.files().get(page)).toEqual({ bytes: Buffer.byteLength(sampleSite()[page]!), sha256: hex(Buffer.from(sampleSite()[page]!)), changed: false });
     await appendFile(path.join(out, ics), 'edited');
     expect(await staging.isPublished(ics)).toBe(false);
     await staging.keep(ics);
     const edited = await readFile(path.join(out, ics));
     expect(staging.files().get(ics)).toEqual({ bytes: edited.length, sha256: hex(edited), changed: false });
+    // The edited file does not match the manifest, so it was linked at once and its folder is not
+    // carried over: the page is linked at publish.
+    expect((await stat(path.join(staging.dir, ics))).ino).toBe((await stat(path.join(out, ics))).ino);
+    expect((await prepareCarry(staging)).folders).toEqual([]);
+    expect((await stat(path.join(staging.dir, page))).ino).toBe((await stat(path.join(out, page))).ino);
     await discard(staging);
   });
 });
