@@ -88,9 +88,10 @@ export async function readJournal(s: Siblings): Promise<Journal | 'corrupt' | un
 
 /**
  * Move each of `folders` found in `from` back to `home` (last moved first); returns how many were
- * moved. A folder already back (or never moved) is skipped, so this can be run again after it was
- * interrupted. Refuses, changing nothing more, when a folder is in both places: that is not a state
- * publish leaves, and guessing which copy is the published one could lose it.
+ * moved. A folder already back (or never moved: nothing, or no folder, at its place in `from`) is
+ * skipped, so this can be run again after it was interrupted. Refuses, changing nothing more, when
+ * a folder is in both places: that is not a state publish leaves, and guessing which copy is the
+ * published one could lose it.
  */
 export async function returnFolders(from: string, home: string, folders: readonly string[]): Promise<number> {
   let returned = 0;
@@ -98,8 +99,8 @@ export async function returnFolders(from: string, home: string, folders: readonl
     const folder = folders[i]!;
     const source = path.join(from, folder);
     const target = path.join(home, folder);
-    if (!(await present(source))) continue;
-    if (await present(target)) {
+    if (!(await isFolder(source))) continue;
+    if ((await isFolder(target)) !== undefined) {
       throw new CalfeedError(
         'BUILD',
         `Cannot move ${source} back to ${target}: both exist. Keep the one that belongs to the published output at ${target} ` +
@@ -112,12 +113,12 @@ export async function returnFolders(from: string, home: string, folders: readonl
   return returned;
 }
 
-async function present(p: string): Promise<boolean> {
+/** true for a folder, false for anything else, undefined when nothing is there. */
+async function isFolder(p: string): Promise<boolean | undefined> {
   try {
-    await lstat(p);
-    return true;
+    return (await lstat(p)).isDirectory();
   } catch (error) {
-    if (errno(error) === 'ENOENT') return false;
+    if (errno(error) === 'ENOENT') return undefined;
     throw error;
   }
 }

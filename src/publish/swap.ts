@@ -130,11 +130,11 @@ async function swap(staging: Staging, s: Siblings, folders: readonly string[], o
   // From the first move until the swap, staging holds part of the published output: a failure
   // moves it back (rollBack), and until then discard() must not delete the staging folder.
   if (moves.length > 0) holdsPublished(staging, true);
-  for (const folder of moves) {
+  for (const [i, folder] of moves.entries()) {
     try {
       await rename(path.join(s.outDir, folder), path.join(stagingDir, folder));
     } catch (error) {
-      await rollBack(staging, s, moves, error, `Could not move the unchanged folder ${folder} of ${s.outDir} into the new output`);
+      await rollBack(staging, s, moves.slice(0, i), error, `Could not move the unchanged folder ${folder} of ${s.outDir} into the new output`);
     }
     onStep?.('moved', folder);
   }
@@ -162,18 +162,19 @@ async function swap(staging: Staging, s: Siblings, folders: readonly string[], o
   await rm(s.journal, { force: true });
 }
 
-// A step of the swap failed while the old output was whole at --out but for the folders moved
+// A step of the swap failed while the old output was whole at --out but for the folders `moved`
 // into staging: move them back, drop the journal and fail with `what` and the cause. When they
 // cannot be moved back either, the journal stays (the next run's recover() moves them back) and so
 // does the staging folder that holds them.
-async function rollBack(staging: Staging, s: Siblings, moves: readonly string[], cause: unknown, what: string): Promise<never> {
+async function rollBack(staging: Staging, s: Siblings, moved: readonly string[], cause: unknown, what: string): Promise<never> {
   const code = errno(cause) ?? String(cause);
   try {
-    await returnFolders(staging.dir, s.outDir, moves);
+    await returnFolders(staging.dir, s.outDir, moved);
   } catch (error) {
+    const why = error instanceof CalfeedError ? error.message : (errno(error) ?? String(error));
     throw new CalfeedError(
       'BUILD',
-      `${what} (${code}), and moving the folders already moved back into it failed too (${errno(error) ?? String(error)}). ` +
+      `${what} (${code}), and moving the folders already moved back into it failed too (${why}). ` +
         `${s.outDir} lacks those folders until the next calfeed build, which moves them back from ${staging.dir} as ${s.journal} lists; ` +
         'do not delete either before then.',
       { cause },
@@ -236,7 +237,7 @@ async function rollBackInterrupted(s: Siblings, journal: Journal, notes: string[
       await rename(backup, s.outDir);
       notes.push(`A build was interrupted while publishing; restored the previous output ${s.outDir}.`);
     } else if (returned > 0) {
-      notes.push(`A build was interrupted while publishing; moved ${returned} unchanged folders back into ${s.outDir}.`);
+      notes.push(`A build was interrupted while publishing; moved ${returned} unchanged folder${returned === 1 ? '' : 's'} back into ${s.outDir}.`);
     } else {
       notes.push(`Cleaned up after a build interrupted while publishing ${s.outDir}.`);
     }
