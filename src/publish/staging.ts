@@ -296,9 +296,11 @@ class DirStaging implements Staging {
   async prepareCarry(): Promise<CarryPlan> {
     this.assertOpen('the carried folders');
     const index = this.index ?? (await this.publishedIndex());
-    // Deferred files exist only where the manifest was read (see commit and keep).
+    // Deferred files exist only where the manifest was read (see commit and keep). Folders are
+    // moved only within one file system: --out a symlink to (or a mount of) another would make
+    // every move fail with EXDEV, where linking falls back to copying.
     const plan =
-      index === 'unknown' || !this.indexFromManifest
+      index === 'unknown' || !this.indexFromManifest || !sameFileSystem(this.outDir, this.dir)
         ? { folders: [], present: new Uint8Array(this.staged.slotCount()) }
         : checkFolders(this.outDir, cleanFolders(index, this.staged), this.staged);
     const carried = new Set(plan.folders);
@@ -615,6 +617,16 @@ async function readPublishedIndex(outDir: string): Promise<{ index: PublishedInd
     // --out, so no output file is published yet.
     if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return { index: new FileTable(), fromManifest: false };
     return { index: 'unknown', fromManifest: false }; // unreadable or damaged: fall back to comparing bytes
+  }
+}
+
+/** Whether outDir is a real folder (not a symlink) on the same device as the staging folder. */
+function sameFileSystem(outDir: string, stagingDir: string): boolean {
+  try {
+    const out = lstatSync(outDir);
+    return out.isDirectory() && out.dev === lstatSync(stagingDir).dev;
+  } catch {
+    return false; // gone since the build read its manifest: linking the kept files will say so
   }
 }
 

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { createStaging, discard, publish, recover, type SwapStep, writeSiteMeta } from '../../src/publish/index.js';
+import { prepareCarry } from '../../src/publish/staging.js';
 import { build, CALENDARS, siblingNames, tempDir } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/child.ts', import.meta.url));
@@ -179,6 +180,24 @@ describe('carrying unchanged folders', () => {
     expect(files.sort()).toEqual([...Object.keys(eventSite()), paths.headers(), paths.manifest()].sort());
     expect(after.has('calendars/music/events/empty')).toBe(false);
     expect(touchedFiles(before, after)).toEqual([]);
+  });
+});
+
+describe('carrying, where folders cannot be moved', () => {
+  it('moves nothing when --out is a symlink (it may lead to another file system), and links the kept files instead', async () => {
+    const { root } = await published(eventSite());
+    const out = path.join(root, 'linked');
+    await symlink(path.join(root, 'out'), out);
+    const staging = await createStaging(out);
+    for (const [rel, data] of Object.entries(eventSite())) await staging.write(rel, data);
+    await writeSiteMeta(staging, CALENDARS, { generator: 'calfeed test' });
+
+    const plan = await prepareCarry(staging);
+
+    expect(plan.folders).toEqual([]);
+    const kept = paths.detailsMirror('music', 'e3');
+    expect((await lstat(path.join(staging.dir, kept))).ino).toBe((await lstat(path.join(root, 'out', kept))).ino);
+    await discard(staging);
   });
 });
 
