@@ -179,7 +179,7 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
 
   /** Every path with its slot, reserved (listed: false) as well as listed ones, in insertion order. */
   *slots(): IterableIterator<{ relPath: string; slot: number; listed: boolean }> {
-    for (const [relPath, i] of this.index) yield { relPath, slot: i, listed: (this.flags[i]! & PENDING) === 0 };
+    for (let i = 0; i < this.count; i++) yield { relPath: this.index.keyAt(i), slot: i, listed: (this.flags[i]! & PENDING) === 0 };
   }
 
   /** Whether a file is listed as changed (write) rather than kept. */
