@@ -11,8 +11,8 @@
 // failed or killed build's spool goes wherever its staging folder goes; it is deleted before the
 // staging folder is checked and published.
 
-import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { AppendFile } from '../append-file.js';
 import type { FeedEvent } from '../model.js';
 
 /** What stays in memory of a spooled event. */
@@ -47,18 +47,12 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-const FLUSH_BYTES = 1 << 20;
-
 /** An append-only file of events; not safe to read from while another call is writing. */
 export class EventSpool {
-  private fd: number | undefined;
-  private size = 0;
-  // Appends are gathered and written a megabyte at a time: one write per event cost a syscall each.
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  private readonly data: AppendFile;
 
   private constructor(readonly file: string) {
-    this.fd = openSync(file, 'wx+', 0o600);
+    this.data = new AppendFile(file);
   }
 
   /** A new spool file in folder (the staging folder). */
@@ -68,9 +62,8 @@ export class EventSpool {
 
   /** Append an event (`eventJson`: its JSON.stringify, when the caller has it) and its VEVENT text; returns its ref. */
   add(event: FeedEvent, vevent: string, facts: RefFacts, eventJson = JSON.stringify(event)): EventRef {
-    const json = Buffer.from(eventJson, 'utf8');
-    const text = Buffer.from(vevent, 'utf8');
-    const ref: EventRef = {
+    // Properties are evaluated in order: the JSON is appended at `at`, the VEVENT right after it.
+    return {
       calendarId: event.calendarId,
       id: event.id,
       start: facts.start,
@@ -79,15 +72,10 @@ export class EventSpool {
       pageStart: facts.pageStart,
       pageEnd: facts.pageEnd,
       cancelled: facts.cancelled,
-      at: this.size,
-      jsonBytes: json.length,
-      veventBytes: text.length,
+      at: this.data.size,
+      jsonBytes: this.data.append(eventJson),
+      veventBytes: this.data.append(vevent),
     };
-    this.pending.push(json, text);
-    this.pendingBytes += json.length + text.length;
-    this.size += json.length + text.length;
-    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
-    return ref;
   }
 
   /** The events of refs, in the order given. */
@@ -97,56 +85,21 @@ export class EventSpool {
 
   /** The event of a ref as spooled: JSON.stringify(event). */
   json(ref: EventRef): string {
-    return this.read(ref.at, ref.jsonBytes).toString('utf8');
+    return this.data.read(ref.at, ref.jsonBytes).toString('utf8');
   }
 
   /** Everything spooled for a ref, as stored: its JSON, then its VEVENT text (UTF-8). */
   record(ref: EventRef): Buffer {
-    return this.read(ref.at, ref.jsonBytes + ref.veventBytes);
+    return this.data.read(ref.at, ref.jsonBytes + ref.veventBytes);
   }
 
   /** The VEVENT text of a ref, as UTF-8 bytes. */
   vevent(ref: EventRef): Buffer {
-    return this.read(ref.at + ref.jsonBytes, ref.veventBytes);
+    return this.data.read(ref.at + ref.jsonBytes, ref.veventBytes);
   }
 
   /** Close and delete the file (idempotent). */
   dispose(): void {
-    if (this.fd === undefined) return;
-    closeSync(this.fd);
-    this.fd = undefined;
-    this.pending = [];
-    try {
-      unlinkSync(this.file);
-    } catch {
-      // Already gone with its staging folder.
-    }
-  }
-
-  private read(at: number, length: number): Buffer {
-    this.flush();
-    const buffer = Buffer.allocUnsafe(length);
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.openFd(), buffer, done, length - done, at + done);
-      if (n === 0) throw new Error(`internal: the event spool ${this.file} ended early`);
-      done += n;
-    }
-    return buffer;
-  }
-
-  private flush(): void {
-    if (this.pendingBytes === 0) return;
-    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
-    this.pending = [];
-    this.pendingBytes = 0;
-    let done = 0;
-    const fd = this.openFd();
-    while (done < data.length) done += writeSync(fd, data, done, data.length - done);
-  }
-
-  private openFd(): number {
-    if (this.fd === undefined) throw new Error('internal: the event spool was already disposed');
-    return this.fd;
+    this.data.dispose();
   }
 }

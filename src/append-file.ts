@@ -1,0 +1,102 @@
+// An append-only scratch file for what a build must carry to its end without holding it in
+// memory: the event spool (read back by offset) and this run's crawl-cache entries (read back
+// line by line). Appends are gathered and written a megabyte at a time, since one write per
+// event cost a system call each. Synchronous on purpose: the writes are small and frequent, and the
+// promise API's thread-pool round trips cost more than the write.
+
+import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+
+const FLUSH_BYTES = 1 << 20;
+
+/** A new file (it must not exist), private to the build; deleted by dispose(). */
+export class AppendFile {
+  private fd: number | undefined;
+  private written = 0;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  constructor(readonly file: string) {
+    this.fd = openSync(file, 'wx+', 0o600);
+  }
+
+  /** Bytes appended so far: the offset the next append starts at. */
+  get size(): number {
+    return this.written + this.pendingBytes;
+  }
+
+  /** Append bytes (a string as UTF-8); returns their length in bytes. */
+  append(data: Uint8Array | string): number {
+    this.openFd();
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+    return bytes.length;
+  }
+
+  /** `length` bytes from offset `at`. */
+  read(at: number, length: number): Buffer {
+    this.flush();
+    const buffer = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.openFd(), buffer, done, length - done, at + done);
+      if (n === 0) throw new Error(`internal: ${this.file} ended early`);
+      done += n;
+    }
+    return buffer;
+  }
+
+  /** The text appended so far, a line at a time (without the '\n'), read a megabyte at a time. */
+  *lines(): Generator<string> {
+    this.flush();
+    const decoder = new StringDecoder('utf8');
+    const buffer = Buffer.allocUnsafe(FLUSH_BYTES);
+    let rest = '';
+    for (let at = 0; at < this.written; ) {
+      const n = readSync(this.openFd(), buffer, 0, Math.min(buffer.length, this.written - at), at);
+      if (n === 0) throw new Error(`internal: ${this.file} ended early`);
+      at += n;
+      const text = rest + decoder.write(buffer.subarray(0, n));
+      let from = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+        yield text.slice(from, nl);
+        from = nl + 1;
+      }
+      rest = text.slice(from);
+    }
+    rest += decoder.end();
+    if (rest !== '') yield rest;
+  }
+
+  /** Close and delete the file (idempotent). */
+  dispose(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+    this.pending = [];
+    this.pendingBytes = 0;
+    try {
+      unlinkSync(this.file);
+    } catch {
+      // Already gone with its staging folder.
+    }
+  }
+
+  private flush(): void {
+    if (this.pendingBytes === 0) return;
+    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    const fd = this.openFd();
+    let done = 0;
+    while (done < data.length) done += writeSync(fd, data, done, data.length - done, this.written + done);
+    this.written += data.length;
+  }
+
+  private openFd(): number {
+    if (this.fd === undefined) throw new Error(`internal: ${this.file} was already disposed`);
+    return this.fd;
+  }
+}
