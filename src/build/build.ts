@@ -86,16 +86,19 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   let spool: EventSpool | undefined;
   let pages: PageRenderer | undefined;
   let nextHistory: PreparedFile | undefined;
+  let nextCache: PreparedFile | undefined;
+  let cache: CrawlCache | undefined;
   try {
     // Keyed by portal, so the embedded demo (a new port each run) still builds incrementally and a
     // cache written for another portal is ignored.
-    const cache = await CrawlCache.load(config.cacheDir, source.demo ? 'embedded demo' : baseUrl);
+    cache = await CrawlCache.load(config.cacheDir, source.demo ? 'embedded demo' : baseUrl);
     if (cache.loadNote) log.info(`cache: ${cache.loadNote}`);
     const history = await loadHistory(config.cacheDir);
     if (history.note) log.info(`history: ${history.note}`);
     const rendered = await loadRendered(config.cacheDir);
     if (rendered.note) log.info(`render record: ${rendered.note}`);
     staging = await createStaging(outDir);
+    cache.spillTo(staging.dir);
 
     const normalize: NormalizeOptions = { timeZone, locales: config.locales, fields: config.fields, maxFieldLength: config.maxFieldLength };
     const site: SiteContext = {
@@ -154,8 +157,11 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     // The next history is made from the spooled events (history keeps nothing per live event), so
     // it is written now, beside history.json, and becomes current only after the publish.
     nextHistory = await prepareHistory(config.cacheDir, tracker.records(liveEvents(calendars, events, spool, eventFiles)));
+    // So is the crawl cache, from the entries spilled to the staging folder.
+    nextCache = await cache.prepare(config.cacheDir);
     // Gone before the staging folder is listed in the manifest and checked.
     spool.dispose();
+    cache.dispose();
 
     const calendarsMeta = calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
     await writeSiteMeta(staging, calendarsMeta, { generator: `calfeed ${VERSION}` });
@@ -171,7 +177,8 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
 
     const published: PublishResult = await publish(staging, outDir);
     staging = undefined;
-    await cache.save(config.cacheDir);
+    await nextCache.commit();
+    nextCache = undefined;
     await nextHistory.commit();
     nextHistory = undefined;
     await saveRendered(config.cacheDir, renderedState);
@@ -192,7 +199,9 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     });
   } catch (error) {
     spool?.dispose();
+    cache?.dispose();
     await nextHistory?.discard().catch(() => undefined);
+    await nextCache?.discard().catch(() => undefined);
     if (staging) await discard(staging).catch(() => undefined);
     if (signal?.aborted && !(error instanceof CalfeedError && error.code === 'INTERRUPTED')) {
       throw new CalfeedError('INTERRUPTED', `Build interrupted; ${config.out} was left as it was.`, { cause: error });

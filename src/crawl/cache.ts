@@ -8,8 +8,9 @@ import { createHash } from 'node:crypto';
 import { parseEntryLine, readLines } from '../read-lines.js';
 import { readFile } from 'node:fs/promises';
 import { StringIndex } from '../string-index.js';
-import { entryLines, writePiecesAtomic } from '../write-lines.js';
+import { jsonEntryLines, preparePiecesAtomic, type PreparedFile } from '../write-lines.js';
 import { join } from 'node:path';
+import { AppendFile } from '../append-file.js';
 
 const FILE = 'crawl.json';
 const VERSION = 1;
@@ -42,7 +43,8 @@ export class CrawlCache {
   readonly loadNote: string | undefined;
   private readonly portal: string | undefined;
   private readonly before: Tables;
-  private readonly after = new Tables();
+  // This run's entries: in memory, or (spillTo) appended to a file until they are saved.
+  private after: Tables | EntryLog = new Tables();
 
   private constructor(before: Tables, portal: string | undefined, loadNote?: string) {
     this.before = before;
@@ -102,20 +104,40 @@ export class CrawlCache {
   }
 
   /**
+   * From now on, keep this run's entries in a file in `folder` (the build's staging folder, which
+   * a failed build's cleanup removes) instead of in memory: at 100,000 events they are tens of
+   * megabytes the build only needs when it saves them. Call before anything is recorded.
+   */
+  spillTo(folder: string): void {
+    if (!(this.after instanceof Tables) || !this.after.empty) throw new Error('internal: spillTo() after entries were recorded');
+    this.after = new EntryLog(new AppendFile(join(folder, `.calfeed-crawl-${process.pid}`)));
+  }
+
+  /**
    * Writes this run's entries (entries not recorded this run are dropped): temp file + rename.
    * Written in pieces, one entry a line, rather than as one JSON.stringify of everything.
    */
   async save(dir: string): Promise<void> {
-    await writePiecesAtomic(join(dir, FILE), this.lines());
+    await (await this.prepare(dir)).commit();
+  }
+
+  /** save() in two steps: the file is written now and replaces crawl.json on commit(). */
+  prepare(dir: string): Promise<PreparedFile> {
+    return preparePiecesAtomic(join(dir, FILE), this.lines());
+  }
+
+  /** Delete the file spillTo() made (idempotent); its entries cannot be saved afterwards. */
+  dispose(): void {
+    if (this.after instanceof EntryLog) this.after.dispose();
   }
 
   private *lines(): Generator<string> {
     const header: Record<string, unknown> = { version: VERSION };
     if (this.portal !== undefined) header['portal'] = this.portal;
     yield `${JSON.stringify(header).slice(0, -1)},"docs":{`;
-    yield* entryLines(this.after.docs());
+    yield* jsonEntryLines(this.after.docTexts());
     yield '\n},"events":{';
-    yield* entryLines(this.after.events());
+    yield* jsonEntryLines(this.after.eventTexts());
     yield '\n}}\n';
   }
 }
@@ -142,6 +164,20 @@ class Tables {
   private eventChecked = new Float64Array(0);
   private readonly eventOdd = new Map<number, string>();
   private eventCount = 0;
+
+  get empty(): boolean {
+    return this.docIndex.size === 0 && this.eventIndex.size === 0;
+  }
+
+  /** Docs as [key JSON, entry JSON], as the saved file holds them. */
+  *docTexts(): Generator<[string, string]> {
+    for (const [key, entry] of this.docs()) yield [JSON.stringify(key), JSON.stringify(entry)];
+  }
+
+  /** Events as [key JSON, entry JSON], as the saved file holds them. */
+  *eventTexts(): Generator<[string, string]> {
+    for (const [key, entry] of this.events()) yield [JSON.stringify(key), JSON.stringify(entry)];
+  }
 
   setDoc(key: string, entry: DocEntry): void {
     let i = this.docIndex.get(key);
@@ -229,6 +265,41 @@ class Tables {
     if (known !== undefined) return known;
     if (this.modifiedSeen.size < 4096) this.modifiedSeen.set(value, value);
     return value;
+  }
+}
+
+// This run's entries as lines of a file: a kind letter, the key's JSON, a tab, the entry's JSON.
+// (JSON text never holds a raw tab or newline.) An entry recorded twice is there twice; the later
+// line wins when the file is loaded, as it did in the tables.
+class EntryLog {
+  constructor(private readonly file: AppendFile) {}
+
+  setDoc(key: string, entry: DocEntry): void {
+    this.file.append(`d${JSON.stringify(key)}\t${JSON.stringify(entry)}\n`);
+  }
+
+  setEvent(calendarId: string, eventId: string, entry: EventEntry): void {
+    this.file.append(`e${JSON.stringify(eventKey(calendarId, eventId))}\t${JSON.stringify(entry)}\n`);
+  }
+
+  docTexts(): Generator<[string, string]> {
+    return this.texts('d');
+  }
+
+  eventTexts(): Generator<[string, string]> {
+    return this.texts('e');
+  }
+
+  dispose(): void {
+    this.file.dispose();
+  }
+
+  private *texts(kind: string): Generator<[string, string]> {
+    for (const line of this.file.lines()) {
+      if (line[0] !== kind) continue;
+      const tab = line.indexOf('\t');
+      yield [line.slice(1, tab), line.slice(tab + 1)];
+    }
   }
 }
 

@@ -2,7 +2,7 @@
 // read in any other JSON layout (older calfeed wrote one line). Compact in memory, identical out.
 
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -84,6 +84,43 @@ describe('crawl cache file', () => {
     expect(loaded.previousDoc('event-calendar/cal-0/event/99999/details')).toBeUndefined();
     expect(loaded.previousEvent('cal-0', '99999')).toBeUndefined();
     expect(loaded.previousEvent('cal-0', 'constructor')).toBeUndefined();
+  });
+
+  it('spilled to a file while recording (spillTo), saves the very same crawl.json, and leaves no file behind', async () => {
+    const data = sample(3000);
+    const inMemory = join(dir, 'memory');
+    await filled(data, 'p').save(inMemory);
+    const spillDir = join(dir, 'staging');
+    await mkdir(spillDir);
+    const spilled = CrawlCache.empty(undefined, 'p');
+    spilled.spillTo(spillDir);
+    for (const [key, entry] of data.docs) spilled.recordDoc(key, entry);
+    for (const [cal, ev, entry] of data.events) spilled.recordEvent(cal, ev, entry);
+    expect(await readdir(spillDir)).toEqual([`.calfeed-crawl-${process.pid}`]);
+    const prepared = await spilled.prepare(join(dir, 'spilled'));
+    // Prepared is not yet current: only the temp file exists.
+    expect(await readdir(join(dir, 'spilled'))).toEqual([`crawl.json.${process.pid}.tmp`]);
+    spilled.dispose();
+    expect(await readdir(spillDir)).toEqual([]);
+    await prepared.commit();
+    expect(await readFile(join(dir, 'spilled', 'crawl.json'), 'utf8')).toBe(await readFile(join(inMemory, 'crawl.json'), 'utf8'));
+    expectAll(await CrawlCache.load(join(dir, 'spilled'), 'p'), data);
+  });
+
+  it('spillTo refuses once entries are recorded (they would be lost)', () => {
+    const cache = CrawlCache.empty();
+    cache.recordEvent('c', 'e', { entry: 'x', checkedAt: 1 });
+    expect(() => cache.spillTo(dir)).toThrow(/spillTo/);
+  });
+
+  it('a prepared save that is discarded leaves the saved file as it was', async () => {
+    const data = sample(10);
+    await filled(data, 'p').save(dir);
+    const before = await readFile(join(dir, 'crawl.json'), 'utf8');
+    const prepared = await CrawlCache.empty(undefined, 'p').prepare(dir);
+    await prepared.discard();
+    expect(await readdir(dir)).toEqual(['crawl.json']);
+    expect(await readFile(join(dir, 'crawl.json'), 'utf8')).toBe(before);
   });
 
   it('reads the one-line file older builds wrote, and any other layout', async () => {
