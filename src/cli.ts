@@ -17,8 +17,11 @@ import { VERSION } from './version.js';
 // it collects (1.1 GB peak at 100,000 events, most of it garbage); letting the heap grow by at most
 // half of what survived each full collection keeps the peak near what is needed, at about the same
 // CPU (README, "Measured"). Process-wide, so the command sets it, not the library; V8 reads it
-// each time it sets a new heap limit, and Node keeps V8 flags writable for exactly this call.
-setFlagsFromString('--heap-growing-percent=50');
+// each time it sets a new heap limit, and Node keeps V8 flags writable for exactly this call. A
+// value given to node itself (node --heap-growing-percent=N, or in NODE_OPTIONS) is left alone.
+if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => /heap[-_]growing[-_]percent/.test(arg))) {
+  setFlagsFromString('--heap-growing-percent=50');
+}
 
 /** Secrets known so far, redacted from every message, including a crash's. */
 const secrets: Array<string | undefined> = [process.env.CALFEED_TOKEN];
