@@ -2,7 +2,6 @@
 // publish. Everything is staged beside --out and published in one step at the end, so whatever
 // fails on the way, --out stays exactly as it was.
 
-import { resolve as resolvePath } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import { CrawlCache, crawl, type CrawlProgress, type CrawlReport } from '../crawl/index.js';
 import { CalfeedError } from '../errors.js';
@@ -12,6 +11,7 @@ import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import type { NormalizeOptions } from '../normalize/index.js';
 import {
   acquireLock,
+  outputFolder,
   createStaging,
   discard,
   publish,
@@ -59,7 +59,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   const { config } = loaded;
   const { baseUrl, token, timeZone } = source;
   const started = performance.now();
-  const outDir = resolvePath(config.out);
+  const outDir = await outputFolder(config.out);
   if (baseUrl.startsWith('http://') && !isLoopback(baseUrl)) {
     log.warn(`--base-url ${baseUrl} is plain http: the token travels unencrypted. Use https.`);
   }

@@ -35,6 +35,7 @@ export {
   shrinkReason,
 } from './manifest.js';
 export { assertSafeRelPath } from './rel-path.js';
+export { outputFolder } from './siblings.js';
 export { assertReplaceable, createStaging, discard, type StagedFile, type Staging, type StagingOptions } from './staging.js';
 export { publish, type PublishOptions, type PublishResult, recover, type SwapStep } from './swap.js';
 export { contentProblem, icalProblem } from './content-check.js';

@@ -3,9 +3,10 @@
 // rename stays on one file system and so a CDN sync of --out never uploads them.
 
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { lstat, mkdir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
+import { errno } from './fs-util.js';
 
 export interface Siblings {
   /** Absolute output folder. */
@@ -20,6 +21,30 @@ export interface Siblings {
   stagingPrefix: string;
   /** Name prefix of backups of the previous output: `.<basename>.calfeed-old-` */
   backupPrefix: string;
+}
+
+/**
+ * The folder a build publishes into: `out` made absolute, and when it is (or lies under) a symbolic
+ * link, the real folder. Publishing renames folders, and a rename moves a link, not what it leads
+ * to: the new output would replace the link, and the old one would be deleted through it. Resolved,
+ * the swap happens at the real folder and the link keeps leading to the published site. A missing
+ * `out` is itself; a link to nothing is refused, since there is no folder to publish into.
+ */
+export async function outputFolder(out: string): Promise<string> {
+  const abs = path.resolve(out);
+  try {
+    return await realpath(abs);
+  } catch (error) {
+    if (errno(error) !== 'ENOENT') throw error;
+  }
+  const info = await lstat(abs).catch(() => undefined);
+  if (info?.isSymbolicLink()) {
+    throw new ConfigError(
+      `The output folder ${abs} is a symbolic link to ${await readlink(abs)}, which does not exist. ` +
+        'Create that folder, or point --out at a folder.',
+    );
+  }
+  return abs;
 }
 
 /** Resolve outDir (relative to the working folder) and name its helper siblings. */

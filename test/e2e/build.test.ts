@@ -1,6 +1,6 @@
 // Issue 2 acceptance: the real CLI against the demo portal over HTTP, checked with real parsers.
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -165,6 +165,49 @@ describe('calfeed build against the demo portal', () => {
     } finally {
       await rm(facultyOut, { recursive: true, force: true });
       await rm(join(work, 'faculty-cache'), { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a symbolic link as --out', () => {
+  it('publishes into the folder the link leads to, keeps the link, and a rebuild finds the same folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calfeed-link-'));
+    try {
+      await mkdir(join(dir, 'real'));
+      await symlink(join(dir, 'real'), join(dir, 'site'));
+      const args = ['build', '--base-url', portal.url, '--out', join(dir, 'site'), '--cache-dir', join(dir, 'cache'), '--time-zone', portal.timeZone, '--json'];
+      const env = { CALFEED_TOKEN: portal.tokens.university };
+      const first = await runCli(args, { env, cwd: dir });
+      expect(first.code, first.stderr).toBe(0);
+      expect((await lstat(join(dir, 'site'))).isSymbolicLink()).toBe(true);
+      const files = await listFiles(join(dir, 'real'));
+      expect(files).toContain(paths.manifest());
+      expect(files.length).toBe(JSON.parse(first.stdout).files.files);
+      const second = await runCli(args, { env, cwd: dir });
+      expect(second.code, second.stderr).toBe(0);
+      expect(JSON.parse(second.stdout).files).toMatchObject({ written: 0, unchanged: files.length, removed: 0 });
+      expect((await lstat(join(dir, 'site'))).isSymbolicLink()).toBe(true);
+      expect(await listFiles(join(dir, 'real'))).toEqual(files);
+      // Nothing left beside either the link or the folder: no journal, backup or staging folder.
+      expect((await readdir(dir)).sort()).toEqual(['cache', 'real', 'site']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a link that leads nowhere, saying which folder is missing, and creates nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calfeed-link-'));
+    try {
+      await symlink(join(dir, 'missing'), join(dir, 'site'));
+      const r = await runCli(['build', '--base-url', portal.url, '--out', join(dir, 'site'), '--cache-dir', join(dir, 'cache'), '--time-zone', portal.timeZone], {
+        env: { CALFEED_TOKEN: portal.tokens.university },
+        cwd: dir,
+      });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`symbolic link to ${join(dir, 'missing')}, which does not exist`);
+      expect((await readdir(dir)).sort()).toEqual(['site']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
