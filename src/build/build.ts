@@ -240,9 +240,14 @@ function checkUnreadable(collector: Collector, maxRatio: number): void {
   );
 }
 
-function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+/**
+ * Whether a URL's host is this machine's loopback: localhost, 127.0.0.0/8 (an address, not a name
+ * such as 127.example.edu), ::1, or 127.x written as an IPv4-mapped IPv6 address (which URL
+ * normalizes to hex: [::ffff:7f00:1]).
+ */
+export function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host) || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
 }
 
 function redactUrl(url: string, token: string | undefined): string {
