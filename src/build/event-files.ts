@@ -10,6 +10,7 @@ import type { Staging } from '../publish/index.js';
 import { renderEventIcs } from '../render/ical/index.js';
 import type { HistoryTracker } from '../state/history.js';
 import type { PageRenderer } from './page-pool.js';
+import { dateDataVersions } from './render-keys.js';
 
 /** Writes event pages and .ics files, skipping those whose fingerprint matches the published ones. */
 export class EventFiles {
@@ -24,10 +25,12 @@ export class EventFiles {
     templates: string,
     private readonly site: SiteContext,
     private readonly history: HistoryTracker,
+    /** The runtime's date data (see dateDataVersions); a parameter so tests can vary it. */
+    runtime: Array<string | null> = dateDataVersions(),
   ) {
     // Everything of the site an event page or .ics depends on. Not "now": neither file shows it.
     const { siteUrl, title, locale, timeZone, version } = site;
-    this.siteKey = JSON.stringify([siteUrl, title, locale, timeZone, version, templates]);
+    this.siteKey = JSON.stringify([siteUrl, title, locale, timeZone, version, templates, ...runtime]);
   }
 
   /**

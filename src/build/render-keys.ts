@@ -56,8 +56,16 @@ export function renderEnvironment(site: SiteContext, templates: string): string 
   // here), the templates, and the runtime's ICU and time-zone data, which date labels and UTC
   // offsets come from: a Node.js upgrade may change them without any calfeed setting changing.
   const { now: _now, ...settings } = site;
+  return JSON.stringify([SCHEME, settings, templates, ...dateDataVersions()]);
+}
+
+/**
+ * Versions of the runtime's ICU, time-zone and Unicode data: dates on pages and in feeds are
+ * formatted with them, and a Node.js upgrade may change them without any calfeed setting changing.
+ */
+export function dateDataVersions(): Array<string | null> {
   const { icu, tz, unicode } = process.versions;
-  return JSON.stringify([SCHEME, settings, templates, icu ?? null, tz ?? null, unicode ?? null]);
+  return [icu ?? null, tz ?? null, unicode ?? null];
 }
 
 export interface CalendarKeyInput {
