@@ -163,7 +163,6 @@ class Tables {
   private eventHashes: Uint8Array = new Uint8Array(0);
   private eventChecked = new Float64Array(0);
   private readonly eventOdd = new Map<number, string>();
-  private eventCount = 0;
 
   get empty(): boolean {
     return this.docIndex.size === 0 && this.eventIndex.size === 0;
@@ -217,10 +216,10 @@ class Tables {
     let i = this.eventIndex.get(key);
     if (i < 0) {
       i = this.eventIndex.add(key);
-      this.eventCount = this.eventIndex.size;
-      this.eventHashes = ensure(this.eventHashes, this.eventCount * DIGEST);
-      if (this.eventChecked.length < this.eventCount) {
-        const grown = new Float64Array(Math.max(1024, this.eventCount * 2));
+      const count = this.eventIndex.size;
+      this.eventHashes = ensure(this.eventHashes, count * DIGEST);
+      if (this.eventChecked.length < count) {
+        const grown = new Float64Array(Math.max(1024, count * 2));
         grown.set(this.eventChecked);
         this.eventChecked = grown;
       }

@@ -28,7 +28,6 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   private flags = new Uint8Array(1024);
   // Hashes that are not 64 lower-case hex digits (hand-edited manifests, tests) are kept as given.
   private readonly odd = new Map<number, string>();
-  private count = 0;
   private pending = 0;
   private changedFiles = 0;
   // Content problems found when files were staged (see content-check.ts), reported by verify.
@@ -41,7 +40,6 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   reserve(relPath: string): boolean {
     if (this.index.get(relPath) >= 0) return false;
     const i = this.index.add(relPath);
-    this.count = this.index.size;
     this.grow(this.count);
     this.flags[i] = PENDING;
     this.pending++;
@@ -61,7 +59,6 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
     let i = this.index.get(relPath);
     if (i < 0) {
       i = this.index.add(relPath);
-      this.count = this.index.size;
       this.grow(this.count);
     }
     if (this.flags[i]! & PENDING) this.pending--;
@@ -220,6 +217,11 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
 
   forEach(fn: (value: StagedFile, key: string, map: ReadonlyMap<string, StagedFile>) => void, thisArg?: unknown): void {
     for (const [relPath, record] of this.entries()) fn.call(thisArg, record, relPath, this);
+  }
+
+  // Paths reserved or set: slots are the index's ids.
+  private get count(): number {
+    return this.index.size;
   }
 
   /** The slot of a listed (set, not only reserved) path. */

@@ -39,10 +39,6 @@ export class HistoryRecords {
     return this.index.size;
   }
 
-  has(key: string): boolean {
-    return this.index.get(key) >= 0;
-  }
-
   /** The id of a key (0 to size - 1, in insertion order), or -1. */
   idOf(key: string): number {
     return this.index.get(key);
