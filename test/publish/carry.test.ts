@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
-import { createStaging, discard, publish, recover, type SwapStep, writeSiteMeta } from '../../src/publish/index.js';
+import { createStaging, discard, publish, recover, type Staging, type SwapStep, writeSiteMeta } from '../../src/publish/index.js';
 import { prepareCarry } from '../../src/publish/staging.js';
 import { build, CALENDARS, siblingNames, tempDir } from './helpers.js';
 
@@ -91,6 +91,16 @@ async function published(site: Record<string, string>): Promise<{ root: string; 
   await build(out, site);
   for (const [rel, entry] of await listing(out)) if (entry.type === 'file') await utimes(path.join(out, rel), OLD, OLD);
   return { root, out };
+}
+
+/** A published site, its listing, and a staging of it with one event changed, ready to publish. */
+async function stagedChange(): Promise<{ root: string; out: string; before: Map<string, Entry>; staging: Staging }> {
+  const { root, out } = await published(eventSite());
+  const before = await listing(out);
+  const staging = await createStaging(out);
+  for (const [rel, data] of Object.entries(withChangedEvent('arts', 'e2'))) await staging.write(rel, data);
+  await writeSiteMeta(staging, CALENDARS, { generator: 'calfeed test' });
+  return { root, out, before, staging };
 }
 
 /** Publish `site` into out and return the folders moved in whole, in order. */
@@ -203,11 +213,7 @@ describe('carrying, where folders cannot be moved', () => {
 
 describe('carrying, when publishing fails or dies', () => {
   it('moves back what was moved when a move fails, and fails clearly: --out exactly as it was', async () => {
-    const { root, out } = await published(eventSite());
-    const before = await listing(out);
-    const staging = await createStaging(out);
-    for (const [rel, data] of Object.entries(withChangedEvent('arts', 'e2'))) await staging.write(rel, data);
-    await writeSiteMeta(staging, CALENDARS, { generator: 'calfeed test' });
+    const { root, out, before, staging } = await stagedChange();
     let moves: string[] = [];
     let movedCount = 0;
 
@@ -232,11 +238,7 @@ describe('carrying, when publishing fails or dies', () => {
   });
 
   it('when the folders cannot be moved back either, keeps them and the journal for the next run, which restores --out', async () => {
-    const { root, out } = await published(eventSite());
-    const before = await listing(out);
-    const staging = await createStaging(out);
-    for (const [rel, data] of Object.entries(withChangedEvent('arts', 'e2'))) await staging.write(rel, data);
-    await writeSiteMeta(staging, CALENDARS, { generator: 'calfeed test' });
+    const { root, out, before, staging } = await stagedChange();
     let moves: string[] = [];
     let movedCount = 0;
 
