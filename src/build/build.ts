@@ -25,6 +25,7 @@ import {
 import { loadHtmlRenderer } from '../render/html/index.js';
 import { HistoryTracker, type LiveEvent } from '../state/history.js';
 import { loadRendered, saveRendered } from '../state/rendered.js';
+import { loadLastBuild, saveLastBuild, type LastBuild } from '../state/last-build.js';
 import { loadHistory, prepareHistory } from '../state/store.js';
 import type { PreparedFile } from '../write-lines.js';
 import { VERSION } from '../version.js';
@@ -37,6 +38,8 @@ import { renderSite } from './render-site.js';
 import { EventSpool, type EventRef } from './spool.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { toSummary, type BuildSummary } from './summary.js';
+import { buildInputs, checkUpToDate } from './up-to-date.js';
+import { manifestSha256 } from '../publish/intact.js';
 
 const DAY_MS = 86_400_000;
 
@@ -91,7 +94,17 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   try {
     // Keyed by portal, so the embedded demo (a new port each run) still builds incrementally and a
     // cache written for another portal is ignored.
-    cache = await CrawlCache.load(config.cacheDir, source.demo ? 'embedded demo' : baseUrl);
+    const portal = source.demo ? 'embedded demo' : baseUrl;
+    const html = await loadHtmlRenderer(config.templates);
+    const inputs = buildInputs({ config, portal, timeZone, templates: html.fingerprint, outDir, token });
+    const last = await loadLastBuild(config.cacheDir);
+    const upToDate = await checkUpToDate({ record: last.record, inputs, now, outDir, client, signal });
+    signal?.throwIfAborted();
+    if (upToDate.upToDate) return upToDateSummary(run, source, client, upToDate.record, performance.now() - started);
+    if (last.record) log.info(`Building: ${upToDate.why}.`);
+    else if (last.note !== undefined && !last.note.startsWith('no record')) log.info(`last build: ${last.note}`);
+
+    cache = await CrawlCache.load(config.cacheDir, portal);
     if (cache.loadNote) log.info(`cache: ${cache.loadNote}`);
     const history = await loadHistory(config.cacheDir);
     if (history.note) log.info(`history: ${history.note}`);
@@ -112,7 +125,6 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       refreshMinutes: config.refreshMinutes,
       version: VERSION,
     };
-    const html = await loadHtmlRenderer(config.templates);
     const tracker = new HistoryTracker(history.state, now, config.keepRemovedDays * DAY_MS);
     pages = createPageRenderer(html, site, config.templates);
     const eventFiles = new EventFiles(staging, pages, html.fingerprint, site, tracker);
@@ -130,6 +142,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
         detailsMaxAgeMs: config.detailsMaxAgeMs,
         now,
         signal,
+        probe: upToDate.probe,
       },
       Object.assign(collector, {
         onProgress: (p: CrawlProgress) => log.progress(formatProgress(p, performance.now() - started, log.interactive)),
@@ -140,10 +153,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
 
     const events = collector.events();
     const total = [...events.values()].reduce((n, list) => n + list.length, 0);
-    const { removed } = tracker.finish();
+    const { removed, stableUntil: tombstonesUntil } = tracker.finish();
     const calendars = collector.calendars;
     const calendarFiles = new CalendarFiles(staging, rendered.state);
-    const counts = await renderSite(staging, {
+    const { counts, stableUntil: renderedUntil } = await renderSite(staging, {
       calendars,
       events,
       spool,
@@ -159,6 +172,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     nextHistory = await prepareHistory(config.cacheDir, tracker.records(liveEvents(calendars, events, spool, eventFiles)));
     // So is the crawl cache, from the entries spilled to the staging folder.
     nextCache = await cache.prepare(config.cacheDir);
+    // Until when a rebuild from the same data would publish the same bytes. Details that failed
+    // are asked for again next time, so then there is no such time.
+    const detailsDue = report.detailsFailed.length > 0 ? now : cache.oldestCheck + config.detailsMaxAgeMs;
+    const stableUntil = Math.min(renderedUntil, tombstonesUntil, detailsDue);
     // Gone before the staging folder is listed in the manifest and checked.
     spool.dispose();
     cache.dispose();
@@ -182,10 +199,30 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     await nextHistory.commit();
     nextHistory = undefined;
     await saveRendered(config.cacheDir, renderedState);
+    // Last, and only once all of the above is current: it vouches for the output and the state.
+    const manifest = await manifestSha256(outDir);
+    if (manifest !== undefined) {
+      await saveLastBuild(config.cacheDir, {
+        inputs,
+        builtAt: now,
+        stableUntil: Number.isFinite(stableUntil) ? stableUntil : null,
+        manifest,
+        lists: report.lists,
+        counts: {
+          calendars: calendars.length,
+          events: total,
+          eventFiles: eventFiles.rendered + eventFiles.kept,
+          calendarFiles: calendarFiles.rendered + calendarFiles.kept,
+          files: published.files,
+        },
+        warnings: log.warnings.slice(0, MAX_RECORDED_WARNINGS),
+      });
+    }
     return toSummary({
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
       demo: source.demo,
       out: config.out,
+      upToDate: false,
       calendars: calendars.length,
       events: total,
       report,
@@ -212,6 +249,46 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     await client.close().catch(() => undefined);
     await lock.release().catch(() => undefined);
   }
+}
+
+/** At most this many of a build's warnings are repeated by a rebuild that finds nothing changed. */
+const MAX_RECORDED_WARNINGS = 200;
+
+/**
+ * The summary of a rebuild that found nothing changed (checkUpToDate): --out was left as it was.
+ * The last build's warnings still hold (same data, same settings), so they are given again.
+ */
+function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClient, record: LastBuild, durationMs: number): BuildSummary {
+  const { config } = run.loaded;
+  for (const warning of record.warnings) run.log.warn(warning);
+  const { calendars, events, eventFiles, calendarFiles, files } = record.counts;
+  return toSummary({
+    baseUrl: source.demo ? 'demo' : redactUrl(source.baseUrl, source.token),
+    demo: source.demo,
+    out: config.out,
+    upToDate: true,
+    calendars,
+    events,
+    report: {
+      calendars,
+      events,
+      detailsFetched: 0,
+      detailsNotModified: 0,
+      detailsReused: events,
+      detailsFailed: [],
+      listsNotModified: record.lists.length,
+      pages: record.lists.reduce((n, l) => n + l.entry.pages.length, 0),
+      warnings: [],
+      lists: record.lists,
+    },
+    http: client.stats,
+    history: { new: 0, changed: 0, removed: 0 },
+    eventFiles: { rendered: 0, kept: eventFiles },
+    calendarFiles: { rendered: 0, kept: calendarFiles },
+    files: { written: 0, unchanged: files, removed: 0, files },
+    warnings: run.log.warnings,
+    durationMs,
+  });
 }
 
 /** Every live event as spooled, with the fingerprint its page and .ics were rendered from. */

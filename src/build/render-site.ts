@@ -10,9 +10,9 @@
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { paths, type CalendarFile, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
-import type { HtmlRenderer } from '../render/html/index.js';
-import { ICS_FOOTER, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
-import { inFeedWindow, renderFeeds, renderSyndication } from '../render/syndication/index.js';
+import { pageTodayChangesAt, upcomingChangesAt, type HtmlRenderer } from '../render/html/index.js';
+import { ICS_FOOTER, icalWindowChangesAt, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
+import { feedWindowChangesAt, inFeedWindow, renderFeeds, renderSyndication } from '../render/syndication/index.js';
 import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
@@ -48,10 +48,26 @@ interface IcsEntry {
   text?: string;
 }
 
-/** Render calendar pages, feeds, the index and assets into staging; returns event counts per calendar. */
-export async function renderSite(staging: Staging, input: RenderInput): Promise<Map<string, number>> {
+export interface RenderedSite {
+  /** Events per calendar id. */
+  counts: Map<string, number>;
+  /**
+   * The first instant after site.now at which one of the decisions taken from "now" (iCalendar and
+   * feed windows, upcoming or past, a page's today) may turn out otherwise: until then, the same
+   * events render to the same bytes. Infinity when none ever can.
+   */
+  stableUntil: number;
+}
+
+/** Render calendar pages, feeds, the index and assets into staging. */
+export async function renderSite(staging: Staging, input: RenderInput): Promise<RenderedSite> {
   const { calendars, spool, site, html, calendarFiles } = input;
   const counts = new Map<string, number>();
+  // Every predicate on "now" below has a ...ChangesAt twin; this is the earliest of their answers.
+  let stableUntil = Infinity;
+  const until = (t: number): void => {
+    if (t < stableUntil) stableUntil = t;
+  };
   const upcoming = new Map<string, number>();
   const removedByCalendar = groupBy(input.removed, (e) => e.calendarId);
   const environment = renderEnvironment(site, html.fingerprint);
@@ -68,8 +84,14 @@ export async function renderSite(staging: Staging, input: RenderInput): Promise<
     const gone = removedByCalendar.get(cal.id) ?? [];
     counts.set(cal.id, refs.length);
     upcoming.set(cal.id, upcomingOfRefs(refs, site));
+    until(pageTodayChangesAt(cal, site));
+    for (const ref of refs) {
+      until(feedWindowChangesAt(ref.end, site));
+      until(icalWindowChangesAt(ref.end, site));
+      until(upcomingChangesAt({ start: ref.pageStart, end: ref.pageEnd }, site.now));
+    }
 
-    const ics = icsEntries(refs, gone, cal.timeZone, site);
+    const ics = icsEntries(refs, gone, cal.timeZone, site, until);
     allIcs.push(...ics);
     const keys = calendarKeys({ environment, calendars: calendarsJson, cal, refs, ics, record, site });
     calendarIcs.push(keys.ics);
@@ -99,7 +121,7 @@ export async function renderSite(staging: Staging, input: RenderInput): Promise<
   const listed = new Set(calendars.map((c) => c.id));
   const unlisted: IcsEntry[] = [];
   for (const [calendarId, gone] of removedByCalendar) {
-    if (!listed.has(calendarId)) unlisted.push(...icsEntries([], gone, site.timeZone, site));
+    if (!listed.has(calendarId)) unlisted.push(...icsEntries([], gone, site.timeZone, site, until));
   }
   allIcs.push(...unlisted);
   allIcs.sort(compareEntries);
@@ -119,15 +141,17 @@ export async function renderSite(staging: Staging, input: RenderInput): Promise<
     staging.write(paths.site('index.html'), html.index(calendars, upcoming, site)),
   );
   for (const [name, content] of Object.entries(html.assets())) await staging.write(paths.site(name as SiteFile), content);
-  return counts;
+  return { counts, stableUntil };
 }
 
 /** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */
-function icsEntries(refs: readonly EventRef[], removed: FeedEvent[], zone: string, site: SiteContext): IcsEntry[] {
+function icsEntries(refs: readonly EventRef[], removed: FeedEvent[], zone: string, site: SiteContext, until: (t: number) => void): IcsEntry[] {
   const entries: IcsEntry[] = [];
   for (const ref of refs) if (inIcalWindow(ref.end, site)) entries.push({ start: ref.start, calendarId: ref.calendarId, id: ref.id, ref });
   for (const event of removed) {
-    if (!inIcalWindow(eventEndMs(event, zone), site)) continue;
+    const end = eventEndMs(event, zone);
+    until(icalWindowChangesAt(end, site));
+    if (!inIcalWindow(end, site)) continue;
     entries.push({ start: eventStartMs(event, zone), calendarId: event.calendarId, id: event.id, text: veventText(event, site) });
   }
   return entries.sort(compareEntries);

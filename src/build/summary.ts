@@ -9,6 +9,11 @@ export interface BuildSummary {
   source: string;
   demo: boolean;
   out: string;
+  /**
+   * True when the portal reported no change and --out was still as published, so the build left
+   * it as it was without reading or rendering anything (see up-to-date.ts).
+   */
+  upToDate: boolean;
   calendars: number;
   events: number;
   details: { fetched: number; notModified: number; reused: number; failed: number };
@@ -29,7 +34,7 @@ export interface BuildSummary {
 
 /** What a finished build hands over; the fields the summary shows as they are come from it unchanged. */
 export interface SummaryInput
-  extends Pick<BuildSummary, 'demo' | 'out' | 'calendars' | 'events' | 'eventFiles' | 'calendarFiles' | 'files' | 'warnings' | 'durationMs'> {
+  extends Pick<BuildSummary, 'demo' | 'out' | 'upToDate' | 'calendars' | 'events' | 'eventFiles' | 'calendarFiles' | 'files' | 'warnings' | 'durationMs'> {
   /** Shown as the summary's `source`. */
   baseUrl: string;
   report: CrawlReport;
@@ -44,6 +49,7 @@ export function toSummary(input: SummaryInput): BuildSummary {
     source: input.baseUrl,
     demo: input.demo,
     out: input.out,
+    upToDate: input.upToDate,
     calendars: input.calendars,
     events: input.events,
     details: {
@@ -64,8 +70,12 @@ export function toSummary(input: SummaryInput): BuildSummary {
 
 /** The summary as a few lines for the log. */
 export function formatSummary(s: BuildSummary): string {
+  const from = s.demo ? 'the embedded demo portal' : s.source;
+  const seconds = (s.durationMs / 1000).toFixed(1);
   return [
-    `Built ${s.out} from ${s.demo ? 'the embedded demo portal' : s.source} in ${(s.durationMs / 1000).toFixed(1)} s`,
+    s.upToDate
+      ? `${s.out} is up to date with ${from}: nothing changed since the last build (checked in ${seconds} s, nothing written)`
+      : `Built ${s.out} from ${from} in ${seconds} s`,
     `  calendars ${s.calendars}, events ${s.events} (new ${s.changes.newEvents}, changed ${s.changes.changedEvents}, removed ${s.changes.removedEvents})`,
     `  details fetched ${s.details.fetched}, not modified ${s.details.notModified}, reused ${s.details.reused}, failed ${s.details.failed}`,
     `  requests ${s.requests.total} (retries ${s.requests.retries}, 304s ${s.requests.notModified})`,

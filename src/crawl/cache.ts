@@ -45,6 +45,7 @@ export class CrawlCache {
   private readonly before: Tables;
   // This run's entries: in memory, or (spillTo) appended to a file until they are saved.
   private after: Tables | EntryLog = new Tables();
+  private oldest = Infinity;
 
   private constructor(before: Tables, portal: string | undefined, loadNote?: string) {
     this.before = before;
@@ -101,6 +102,15 @@ export class CrawlCache {
   /** Records an event for this run. */
   recordEvent(calendarId: string, eventId: string, entry: EventEntry): void {
     this.after.setEvent(calendarId, eventId, entry);
+    if (entry.checkedAt < this.oldest) this.oldest = entry.checkedAt;
+  }
+
+  /**
+   * The earliest checkedAt among this run's events (Infinity: none): from that plus
+   * --details-max-age on, a rebuild asks the portal for some event's details again.
+   */
+  get oldestCheck(): number {
+    return this.oldest;
   }
 
   /**

@@ -12,6 +12,7 @@ import { apiPaths } from './api-paths.js';
 import { fetchDetails } from './details.js';
 import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
 import type { PagingConfig } from './paging.js';
+import type { ListRecord, ProbeResult } from './probe.js';
 import { WorkQueue, type Task } from './queue.js';
 
 export interface CrawlOptions {
@@ -25,6 +26,8 @@ export interface CrawlOptions {
   detailsMaxAgeMs: number;
   now: number;
   signal?: AbortSignal;
+  /** What probeLists found before the crawl (those requests are not made again). */
+  probe?: Pick<ProbeResult, 'confirmed' | 'firstPages'>;
 }
 
 export interface CrawlSink {
@@ -59,6 +62,8 @@ export interface CrawlReport {
   listsNotModified: number;
   pages: number;
   warnings: string[];
+  /** The calendar list, then each calendar's event list, as recorded in the cache (what probeLists asks about next time). */
+  lists: ListRecord[];
 }
 
 interface CalendarRef {
@@ -81,6 +86,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
     listsNotModified: 0,
     pages: 0,
     warnings: [],
+    lists: [],
   };
   const progress: CrawlProgress = { calendarsTotal: 0, calendarsDone: 0, eventsTotal: 0, detailsDone: 0, requests: 0 };
   const tick = (): void => sink.onProgress?.({ ...progress, requests: client.stats.requests });
@@ -91,6 +97,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
     fields: opts.fields,
     signal,
     published: (p) => sink.published(p),
+    probe: opts.probe,
     warn: (message) => {
       report.warnings.push(message);
       sink.onWarning?.(message);
@@ -105,7 +112,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       maxItems: opts.maxCalendars,
       limitFlag: '--max-calendars',
     });
-    count(report, calendarsDoc);
+    count(report, calendarsDoc, paths.calendarsMirror());
     const calendars = calendarRefs(calendarsDoc.items, opts.fields);
     await sink.onCalendars(calendarsDoc, new Map(calendars.map((c) => [c.id, c.segment])));
     report.calendars = progress.calendarsTotal = calendars.length;
@@ -138,7 +145,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       } catch (error) {
         throw forCalendar(calendar, error);
       }
-      count(report, doc);
+      count(report, doc, paths.eventsMirror(calendar.segment));
       const entries = new Map<string, string>(); // event id -> hash of its list entry (first one wins)
       for (const item of doc.items) {
         const id = rawId(item, 'event', opts.fields);
@@ -190,8 +197,9 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
   return report;
 }
 
-function count(report: CrawlReport, doc: ListDoc): void {
+function count(report: CrawlReport, doc: ListDoc, mirrorPath: string): void {
   report.pages += doc.pages;
+  report.lists.push({ mirrorPath, entry: doc.entry });
   if (doc.source === 'not-modified') report.listsNotModified++;
 }
 

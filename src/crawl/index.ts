@@ -3,3 +3,4 @@ export { crawl, type CrawlOptions, type CrawlProgress, type CrawlReport, type Cr
 export { CrawlCache, entryHash, sha256, type DocEntry, type EventEntry, type PageEntry } from './cache.js';
 export { asSinglePage, firstPageUrl, linkHeaderNext, nextPageUrl, type PagingConfig } from './paging.js';
 export type { DocSource, ListDoc } from './list.js';
+export { probeLists, type ListRecord, type ProbeResult } from './probe.js';

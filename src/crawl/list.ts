@@ -7,8 +7,9 @@ import { CalfeedError } from '../errors.js';
 import type { PortalClient } from '../http/client.js';
 import { LimitError, ResponseError, requestLabel } from '../http/errors.js';
 import { findList, replaceList, type FieldsConfig, type ListKind } from '../normalize/index.js';
-import { sha256, type CrawlCache, type PageEntry } from './cache.js';
+import { sha256, type CrawlCache, type DocEntry, type PageEntry } from './cache.js';
 import { asSinglePage, firstPageUrl, nextPageUrl, type PagingConfig } from './paging.js';
+import type { ProbeResult } from './probe.js';
 
 export type DocSource = 'fetched' | 'not-modified' | 'reused';
 
@@ -19,6 +20,8 @@ export interface ListDoc {
   listPath: string[];
   pages: number;
   source: DocSource;
+  /** What the cache recorded for it this run. */
+  entry: DocEntry;
 }
 
 /** What fetching a list needs from the crawl. */
@@ -30,6 +33,8 @@ export interface ListContext {
   signal: AbortSignal;
   published(relPath: string): Promise<Buffer | undefined>;
   warn(message: string): void;
+  /** What probeLists learnt before the crawl: fetchList takes each list's share once, instead of asking again. */
+  probe?: Pick<ProbeResult, 'confirmed' | 'firstPages'>;
 }
 
 export interface ListRequest {
@@ -44,6 +49,9 @@ export interface ListRequest {
 
 /** Fetches a list (all pages), reusing the published mirror when the portal answers 304 to every page. */
 export async function fetchList(ctx: ListContext, req: ListRequest): Promise<ListDoc> {
+  const probed = ctx.probe?.firstPages.get(req.mirrorPath);
+  ctx.probe?.firstPages.delete(req.mirrorPath);
+  if (probed && ctx.client.keyFor(probed.url) === ctx.client.keyFor(listUrl(ctx, req))) return fetchAllPages(ctx, req, probed);
   const reused = await tryNotModified(ctx, req);
   if (reused.doc) return reused.doc;
   return fetchAllPages(ctx, req, reused.firstPage);
@@ -54,7 +62,11 @@ type Fetched = Awaited<ReturnType<PortalClient['getJson']>>;
 /** Conditional requests for every page of the previous run; any 200 ends it (and page 1's 200 is kept). */
 async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc?: ListDoc; firstPage?: Fetched }> {
   const previous = ctx.cache.previousDoc(req.mirrorPath);
-  if (!previous || !previous.pages.every((p) => p.etag || p.lastModified)) return {};
+  // Confirmed by the probe moments ago (by a 304, or by the same bytes from a portal without
+  // validators): the published mirror is reused without asking again.
+  const confirmed = previous !== undefined && ctx.probe?.confirmed.get(req.mirrorPath) === previous.sha256;
+  ctx.probe?.confirmed.delete(req.mirrorPath);
+  if (!previous || (!confirmed && !previous.pages.every((p) => p.etag || p.lastModified))) return {};
   if (previous.pages[0]?.url !== ctx.client.keyFor(listUrl(ctx, req))) return {};
   const published = await ctx.published(req.mirrorPath);
   if (!published || sha256(published) !== previous.sha256) return {};
@@ -64,7 +76,7 @@ async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc
   } catch {
     return {};
   }
-  for (const [i, page] of previous.pages.entries()) {
+  for (const [i, page] of confirmed ? [] : previous.pages.entries()) {
     const result = await ctx.client.getJson(page.url, { etag: page.etag, lastModified: page.lastModified }, { signal: ctx.signal });
     if (!result.notModified) return i === 0 ? { firstPage: result } : {};
   }
@@ -72,7 +84,7 @@ async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc
   // An unchanged list is held to today's limit too (it may have been lowered since the last build).
   if (items.length > req.maxItems) throw tooMany(ctx, req);
   ctx.cache.recordDoc(req.mirrorPath, previous);
-  return { doc: { bytes: published, json, items, listPath: path, pages: previous.pages.length, source: 'not-modified' } };
+  return { doc: { bytes: published, json, items, listPath: path, pages: previous.pages.length, source: 'not-modified', entry: previous } };
 }
 
 async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fetched | undefined): Promise<ListDoc> {
@@ -116,8 +128,9 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
   if (!first) throw new Error('internal: a list fetch ended without a page');
   const merged = pages.length === 1 ? first.json : asSinglePage(replaceList(first.json, first.path, items));
   const bytes = pages.length === 1 ? first.body : Buffer.from(JSON.stringify(merged));
-  ctx.cache.recordDoc(req.mirrorPath, { sha256: sha256(bytes), pages });
-  return { bytes, json: merged, items, listPath: first.path, pages: pages.length, source: 'fetched' };
+  const entry = { sha256: sha256(bytes), pages };
+  ctx.cache.recordDoc(req.mirrorPath, entry);
+  return { bytes, json: merged, items, listPath: first.path, pages: pages.length, source: 'fetched', entry };
 }
 
 function tooMany(ctx: ListContext, req: ListRequest): LimitError {

@@ -100,9 +100,14 @@ export class HistoryTracker {
     return this.previous.events.rendered(keyOf(calendarId, eventId));
   }
 
-  /** Events gone from the API, kept as cancellations within keepRemovedMs, sorted by calendar and id. */
-  finish(): { removed: FeedEvent[] } {
+  /**
+   * Events gone from the API, kept as cancellations within keepRemovedMs, sorted by calendar and
+   * id; and the first instant at which one of them is dropped (Infinity: none kept), which a
+   * rebuild with the same data before it does not reach.
+   */
+  finish(): { removed: FeedEvent[]; stableUntil: number } {
     const removed: FeedEvent[] = [];
+    let stableUntil = Infinity;
     const previous = this.previous.events;
     for (let id = 0; id < previous.size; id++) {
       if (this.seen[id]) continue;
@@ -110,6 +115,7 @@ export class HistoryTracker {
       const before = previous.recordAt(id);
       const removedAt = before.removedAt ?? this.now;
       if (this.now - removedAt > this.keepRemovedMs) continue;
+      stableUntil = Math.min(stableUntil, removedAt + this.keepRemovedMs + 1);
       const record: EventRecord =
         before.removedAt === undefined ? { ...before, removedAt, changedAt: this.now, sequence: before.sequence + 1 } : { ...before };
       if (before.removedAt === undefined) this.counts.removed++;
@@ -131,7 +137,7 @@ export class HistoryTracker {
       });
     }
     removed.sort((a, b) => (a.calendarId + '\0' + a.id < b.calendarId + '\0' + b.id ? -1 : 1));
-    return { removed };
+    return { removed, stableUntil };
   }
 
   /**

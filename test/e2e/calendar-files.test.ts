@@ -10,14 +10,11 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBuild } from '../../src/build/build.js';
 import type { BuildSummary } from '../../src/build/summary.js';
-import { loadConfig } from '../../src/config/load.js';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
-import { createLogger } from '../../src/log.js';
 import { paths } from '../../src/paths.js';
+import { buildAt } from '../support/build-at.js';
 import { snapshotTree } from '../support/tree.js';
 
 const HOUR = 3_600_000;
@@ -34,22 +31,8 @@ let portal: DemoPortal;
 let work: string;
 
 /** Build in this process at `now`; returns the summary and what the build logged. */
-async function build(site: string, cache: string, now: number, flags: Record<string, string> = {}): Promise<{ summary: BuildSummary; log: string }> {
-  let log = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      log += chunk.toString('utf8');
-      done();
-    },
-  });
-  const loaded = await loadConfig(
-    'build',
-    { baseUrl: portal.url, out: site, cacheDir: cache, timeZone: portal.timeZone, siteUrl: 'https://events.example.edu/', ...flags },
-    { CALFEED_TOKEN: portal.tokens.university },
-    work,
-  );
-  const summary = await runBuild({ loaded, log: createLogger({ stream, quiet: false, secrets: [] }), now });
-  return { summary, log };
+function build(site: string, cache: string, now: number, flags: Record<string, string> = {}): ReturnType<typeof buildAt> {
+  return buildAt({ portal, work, site, cache, now, flags });
 }
 
 /** A full render of the same data at `now`: new output folder, a cache with only `cache`'s event history. */
@@ -205,6 +188,8 @@ describe('calendar files are rendered only when what they show changes', () => {
     const record = join(cache, 'rendered.json');
     for (const damage of [() => rm(record), () => writeFile(record, '{"version":1,"groups":{\n"index":{"input":'), () => writeFile(record, '{"version":1,"groups":{"index":{"input":"x","files":{"index.html":"not a hash"}}}}')]) {
       await damage();
+      // Without it, the rebuild would find nothing changed and stop before reading the render record.
+      await rm(join(cache, 'last-build.json'));
       const { summary, log } = await build(site, cache, DAY1_0900);
       expect(log).toMatch(/render record: (no record|record of rendered calendar files corrupt)/);
       expect(summary.calendarFiles).toEqual({ rendered: all, kept: 0 });

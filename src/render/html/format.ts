@@ -144,6 +144,31 @@ export function isUpcoming(span: { start: number; end: number }, now: number): b
   return span.end > now || span.start >= now;
 }
 
+/** The first instant from `now` on at which isUpcoming(span) turns out otherwise (Infinity: never). */
+export function upcomingChangesAt(span: { start: number; end: number }, now: number): number {
+  if (!Number.isFinite(span.start) || !Number.isFinite(span.end)) return now;
+  // Upcoming until both "not ended" and "not started yet" are false.
+  return isUpcoming(span, now) ? Math.max(span.end, span.start + 1) : Infinity;
+}
+
+/**
+ * The first instant after `now` whose dayKeyOf in `zone` differs from now's: the next midnight,
+ * found with dayKeyOf itself (so it agrees with it across DST changes and odd zones) by halving
+ * the two days after `now`, within which a zone's date always changes.
+ */
+export function nextDayKeyAt(now: number, zone: string): number {
+  const today = dayKeyOf(now, zone);
+  let lo = now; // same day
+  let hi = now + 2 * 86_400_000; // another day
+  if (dayKeyOf(hi, zone) === today) return now; // cannot happen; "changes now" is the safe answer
+  while (hi - lo > 1) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    if (dayKeyOf(mid, zone) === today) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
 /** `YYYY-MM-DD` of an instant in a zone. */
 export function dayKeyOf(ms: number, zone: string): string {
   // The wall date from the zone's (remembered) offset; Intl for years outside 1900-9999.

@@ -8,7 +8,7 @@ import { absoluteUrl, paths } from '../../paths.js';
 import { sanitizeHtml } from '../sanitize.js';
 import { collapseWhitespace, htmlToText } from '../text.js';
 import {
-  dayKeyOf, eventDayKey, eventSpan, formatDay, formatListTime, formatLongWhen, isoInZone, safeLocale, safeZone, splitByNow,
+  dayKeyOf, eventDayKey, eventSpan, formatDay, formatListTime, formatLongWhen, isoInZone, nextDayKeyAt, safeLocale, safeZone, splitByNow,
 } from './format.js';
 import { eventJsonLd } from './jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, subscribeLinks, type SubscribeLinks } from './links.js';
@@ -92,6 +92,11 @@ export function pageSpan(cal: Calendar, e: CalendarEvent, site: SiteContext): { 
  */
 export function pageToday(cal: Calendar, site: SiteContext): string {
   return dayKeyOf(site.now, zoneOf(cal, site));
+}
+
+/** The first instant after site.now at which pageToday(cal) is another day. */
+export function pageTodayChangesAt(cal: Calendar, site: SiteContext): number {
+  return nextDayKeyAt(site.now, zoneOf(cal, site));
 }
 
 function item(c: Ctx, cal: Calendar, e: FeedEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {

@@ -49,6 +49,15 @@ export function inIcalWindow(endMs: number, site: SiteContext): boolean {
   return endMs >= site.now - site.icalPastDays * DAY_MS;
 }
 
+/**
+ * The first instant from site.now on at which inIcalWindow(endMs) turns out otherwise (Infinity:
+ * never, as "now" only moves forward): a rebuild before it takes the same window decision.
+ */
+export function icalWindowChangesAt(endMs: number, site: SiteContext): number {
+  if (!Number.isFinite(endMs)) return site.now;
+  return inIcalWindow(endMs, site) ? endMs + site.icalPastDays * DAY_MS + 1 : Infinity;
+}
+
 /** Events in the iCalendar window, in a stable order. */
 function windowed(events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
   const zone = zoneLookup(calendars, site);

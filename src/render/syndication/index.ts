@@ -46,6 +46,12 @@ export function inFeedWindow(endMs: number, site: SiteContext): boolean {
   return endMs > site.now;
 }
 
+/** The first instant from site.now on at which inFeedWindow(endMs) turns out otherwise (Infinity: never). */
+export function feedWindowChangesAt(endMs: number, site: SiteContext): number {
+  if (!Number.isFinite(endMs)) return site.now;
+  return inFeedWindow(endMs, site) ? endMs : Infinity;
+}
+
 /** Newest eventStamp of some events (the epoch for none): a feed's date when it has no items. */
 export function newestStamp(events: Iterable<FeedEvent>): number {
   let max = 0;

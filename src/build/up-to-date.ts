@@ -1,0 +1,69 @@
+// Telling a rebuild that would change nothing from one that would, before reading or rendering
+// anything. The output is a function of the portal's data, the settings, the templates, the
+// runtime, and "now"; last-build.json records the first four, and until when "now" makes no
+// difference. When all of them are the same, --out is still as published, and the portal answers
+// that no list changed (and no event's details are due for a check), the build would publish the
+// very bytes --out already holds: it says so and stops.
+
+import { createHash } from 'node:crypto';
+import type { ResolvedConfig } from '../config/resolve.js';
+import { probeLists, type ProbeResult } from '../crawl/index.js';
+import type { PortalClient } from '../http/index.js';
+import { outputDiffers } from '../publish/intact.js';
+import type { LastBuild } from '../state/last-build.js';
+import { VERSION } from '../version.js';
+import { dateDataVersions } from './render-keys.js';
+
+export interface InputsOf {
+  config: ResolvedConfig;
+  /** The portal this build reads: its base URL, or "embedded demo". */
+  portal: string;
+  /** The time zone in effect (the demo's, when the demo is built without one). */
+  timeZone: string;
+  /** HtmlRenderer.fingerprint of the templates in effect. */
+  templates: string;
+  /** The resolved output folder. */
+  outDir: string;
+  token: string | undefined;
+}
+
+/**
+ * Fingerprint of everything but the portal's data and "now" that a build's output depends on: every
+ * setting (but a few that only change what the build prints), the templates, the token (which
+ * decides what the portal shows; hashed, never stored), calfeed's and Node.js's versions and the
+ * runtime's date data. A change to any of them means a normal build.
+ */
+export function buildInputs(of: InputsOf): string {
+  const { command: _command, json: _json, quiet: _quiet, ...settings } = of.config;
+  const token = of.token === undefined ? null : createHash('sha256').update(of.token).digest('hex');
+  const parts = [VERSION, process.version, ...dateDataVersions(), of.portal, of.timeZone, of.templates, of.outDir, token, settings];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+}
+
+export type UpToDate = { upToDate: true; record: LastBuild } | { upToDate: false; why: string; probe?: ProbeResult };
+
+export interface UpToDateCheck {
+  record: LastBuild | undefined;
+  /** buildInputs() of this build. */
+  inputs: string;
+  now: number;
+  outDir: string;
+  client: PortalClient;
+  signal?: AbortSignal;
+}
+
+/** Whether this build would publish exactly what --out holds; if not, why (and what the probe learnt). */
+export async function checkUpToDate(check: UpToDateCheck): Promise<UpToDate> {
+  const { record, now } = check;
+  if (!record) return { upToDate: false, why: 'no record of a last build' };
+  if (record.inputs !== check.inputs) return { upToDate: false, why: 'settings, templates, token or calfeed changed since the last build' };
+  if (now < record.builtAt) return { upToDate: false, why: 'the clock is earlier than at the last build' };
+  if (record.stableUntil !== null && now >= record.stableUntil) {
+    return { upToDate: false, why: 'time moved on: an event started or ended, a day began, or details are due for a check' };
+  }
+  const differs = await outputDiffers(check.outDir, record.manifest);
+  if (differs) return { upToDate: false, why: `the output folder changed since the last build: ${differs}` };
+  const probe = await probeLists(check.client, record.lists, check.signal);
+  if (probe.changed) return { upToDate: false, why: `${probe.changed.why} since the last build`, probe };
+  return { upToDate: true, record };
+}

@@ -1,0 +1,100 @@
+// last-build.json in the cache folder: what the last published build was made from and until when
+// it stays right, so that a rebuild can tell that nothing changed from a few conditional requests
+// and a look at --out, without reading or rendering anything (src/build/up-to-date.ts).
+//
+// Like the other state files it can only ever save work: it is written last, after the publish and
+// the other state, and anything missing, unreadable or not matching (another --out, other settings,
+// a changed manifest.json) means a normal build.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ListRecord } from '../crawl/index.js';
+import { writePiecesAtomic } from '../write-lines.js';
+
+const FILE = 'last-build.json';
+const VERSION = 1;
+
+export interface LastBuild {
+  /** Fingerprint of everything besides the portal's data and "now" that the output depends on. */
+  inputs: string;
+  /** The build's "now" (epoch ms). */
+  builtAt: number;
+  /**
+   * The first instant at which the same data would build differently or not the same way: an event
+   * starts or ends, leaves the iCalendar window, a day begins, a removed event's cancellation
+   * expires, or some event's details are due for a check. Epoch ms; null: never.
+   */
+  stableUntil: number | null;
+  /** SHA-256 (hex) of --out/manifest.json as published. */
+  manifest: string;
+  /** The lists the build was made from, the calendar list first. */
+  lists: ListRecord[];
+  /** What the build's summary said, for a rebuild that changes nothing to say again. */
+  counts: { calendars: number; events: number; eventFiles: number; calendarFiles: number; files: number };
+  warnings: string[];
+}
+
+/** The record of the last build, or undefined (and why) when there is none that can be used. */
+export async function loadLastBuild(cacheDir: string): Promise<{ record?: LastBuild; note?: string }> {
+  let text: string;
+  try {
+    text = await readFile(join(cacheDir, FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { note: 'no record of a last build' };
+    return { note: `record of the last build unreadable (${(error as Error).message})` };
+  }
+  let record: LastBuild | undefined;
+  try {
+    record = parseLastBuild(JSON.parse(text));
+  } catch {
+    record = undefined;
+  }
+  return record ? { record } : { note: 'record of the last build corrupt or from another version' };
+}
+
+/** Store the record atomically (temp file + rename). */
+export async function saveLastBuild(cacheDir: string, record: LastBuild): Promise<void> {
+  await writePiecesAtomic(join(cacheDir, FILE), [JSON.stringify({ version: VERSION, ...record }), '\n']);
+}
+
+/** The record in a parsed last-build.json, or undefined when anything in it is not as saveLastBuild writes it. */
+export function parseLastBuild(doc: unknown): LastBuild | undefined {
+  if (!isObject(doc) || doc['version'] !== VERSION) return undefined;
+  const { inputs, builtAt, stableUntil, manifest, lists, counts, warnings } = doc;
+  if (typeof inputs !== 'string' || typeof builtAt !== 'number' || typeof manifest !== 'string') return undefined;
+  if (stableUntil !== null && typeof stableUntil !== 'number') return undefined;
+  if (!Array.isArray(lists) || !lists.every(isListRecord)) return undefined;
+  if (!Array.isArray(warnings) || !warnings.every((w) => typeof w === 'string')) return undefined;
+  if (!isObject(counts) || !['calendars', 'events', 'eventFiles', 'calendarFiles', 'files'].every((k) => typeof counts[k] === 'number')) return undefined;
+  return {
+    inputs,
+    builtAt,
+    stableUntil,
+    manifest,
+    lists,
+    counts: counts as LastBuild['counts'],
+    warnings,
+  };
+}
+
+function isListRecord(value: unknown): value is ListRecord {
+  if (!isObject(value) || typeof value['mirrorPath'] !== 'string' || !isObject(value['entry'])) return false;
+  const { sha256, pages } = value['entry'];
+  return (
+    typeof sha256 === 'string' &&
+    Array.isArray(pages) &&
+    pages.length > 0 &&
+    pages.every(
+      (p) =>
+        isObject(p) &&
+        typeof p['url'] === 'string' &&
+        typeof p['sha256'] === 'string' &&
+        (p['etag'] === undefined || typeof p['etag'] === 'string') &&
+        (p['lastModified'] === undefined || typeof p['lastModified'] === 'string'),
+    )
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,179 @@
+// Issue 5: a rebuild that would change nothing is a check, not a build. When the settings are the
+// same, --out is as the last build published it, no "now" decision has moved (no event started or
+// ended, no new day, no details due) and the portal answers that no list changed, the build stops
+// after one conditional request per list, reading, rendering and writing nothing. And it is sound:
+// whenever it says "up to date", a cold build at that moment gives exactly the bytes --out holds.
+//
+// Builds run in this process against the demo portal at a "now" the test chooses (see
+// calendar-files.test.ts, whose day and helpers these follow).
+
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatSummary, type BuildSummary } from '../../src/build/summary.js';
+import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
+import { buildAt } from '../support/build-at.js';
+import { snapshotTree } from '../support/tree.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+// The demo portal's day is 2026-03-10 in Europe/Vilnius (UTC+2). On day 1 between 09:00 and 13:00
+// nothing starts or ends but the library's tour, 12:00-12:45.
+const PORTAL_NOW = Date.UTC(2026, 2, 10, 7, 0);
+const DAY1_0900 = Date.UTC(2026, 2, 11, 7, 0);
+
+let work: string;
+
+/** Build in this process at `now`; returns the summary and what the build logged. */
+function build(portal: DemoPortal, site: string, cache: string, now: number, flags: Record<string, string> = {}): ReturnType<typeof buildAt> {
+  return buildAt({ portal, work, site, cache, now, flags });
+}
+
+/** A full render of the same data at `now`: new output folder, a cache with only `cache`'s event history. */
+async function coldBuild(portal: DemoPortal, cache: string, now: number): Promise<string> {
+  const dir = await mkdtemp(join(work, 'cold-'));
+  await mkdir(join(dir, 'cache'));
+  await copyFile(join(cache, 'history.json'), join(dir, 'cache', 'history.json'));
+  const { summary } = await build(portal, join(dir, 'site'), join(dir, 'cache'), now);
+  expect(summary.upToDate).toBe(false);
+  expect(summary.calendarFiles.kept).toBe(0);
+  return join(dir, 'site');
+}
+
+/** path -> SHA-256 of every file in a folder. */
+async function contents(dir: string): Promise<Record<string, string>> {
+  return Object.fromEntries([...(await snapshotTree(dir))].map(([p, info]) => [p, info.sha256]));
+}
+
+/** A portal of its own (tests change its events), a new output folder and cache, built once at `now`. */
+async function fresh(now: number, flags: Record<string, string> = {}): Promise<{ portal: DemoPortal; site: string; cache: string; first: BuildSummary }> {
+  const portal = await startDemoPortal({ now: PORTAL_NOW });
+  portals.push(portal);
+  const dir = await mkdtemp(join(work, 'run-'));
+  const site = join(dir, 'site');
+  const cache = join(dir, 'cache');
+  const { summary } = await build(portal, site, cache, now, flags);
+  expect(summary.upToDate).toBe(false);
+  portal.resetStats();
+  return { portal, site, cache, first: summary };
+}
+
+async function stableUntil(cache: string): Promise<number | null> {
+  return (JSON.parse(await readFile(join(cache, 'last-build.json'), 'utf8')) as { stableUntil: number | null }).stableUntil;
+}
+
+const portals: DemoPortal[] = [];
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'calfeed-uptodate-'));
+});
+
+afterAll(async () => {
+  await Promise.all(portals.map((p) => p.close()));
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('a rebuild that would change nothing stops at "up to date"', () => {
+  it('asks one conditional request per list, reads no details, writes nothing and touches no mtime, in --out or the cache', async () => {
+    const { portal, site, cache, first } = await fresh(DAY1_0900);
+    const out = await snapshotTree(site);
+    const state = await snapshotTree(cache);
+
+    const { summary } = await build(portal, site, cache, DAY1_0900 + 10 * MINUTE);
+    expect(summary.upToDate).toBe(true);
+    expect(formatSummary(summary)).toMatch(/^\S+ is up to date with .*: nothing changed since the last build \(checked in [\d.]+ s, nothing written\)\n/);
+    const stats = portal.stats();
+    expect(stats.byKind).toEqual({ calendars: 1, events: first.calendars, details: 0, other: 0 });
+    expect(stats.notModified).toBe(1 + first.calendars);
+    expect(summary.requests.total).toBe(1 + first.calendars);
+    expect(summary).toMatchObject({
+      calendars: first.calendars,
+      events: first.events,
+      files: { written: 0, removed: 0, unchanged: first.files.files, files: first.files.files },
+      eventFiles: { rendered: 0, kept: first.eventFiles.rendered + first.eventFiles.kept },
+      calendarFiles: { rendered: 0, kept: first.calendarFiles.rendered },
+    });
+    expect(await snapshotTree(site)).toEqual(out);
+    expect(await snapshotTree(cache)).toEqual(state);
+  });
+
+  it('is sound: up to date just before the recorded instant and a cold build there gives the same bytes; at it, the build renders again, as a cold build does', async () => {
+    const { portal, site, cache } = await fresh(DAY1_0900);
+    const until = await stableUntil(cache);
+    // The library's tour ends at 12:45 on day 1 (10:45 UTC): it leaves the feeds and becomes past.
+    expect(until).toBe(Date.UTC(2026, 2, 11, 10, 45));
+    const published = await contents(site);
+
+    const before = await build(portal, site, cache, until! - 1);
+    expect(before.summary.upToDate).toBe(true);
+    expect(await contents(await coldBuild(portal, cache, until! - 1))).toEqual(published);
+
+    const at = await build(portal, site, cache, until!);
+    expect(at.summary.upToDate).toBe(false);
+    expect(at.log).toContain('Building: time moved on');
+    expect(await contents(site)).toEqual(await contents(await coldBuild(portal, cache, until!)));
+  });
+
+  it('a change at the portal means a build, and no list is asked for twice', async () => {
+    const { portal, site, cache, first } = await fresh(DAY1_0900);
+    portal.changeEvents(1);
+    const { summary, log } = await build(portal, site, cache, DAY1_0900 + MINUTE);
+    expect(summary.upToDate).toBe(false);
+    expect(log).toMatch(/Building: .* changed since the last build\./);
+    expect(summary.changes.changedEvents).toBe(1);
+    const { byKind } = portal.stats();
+    expect(byKind.calendars).toBe(1);
+    expect(byKind.events).toBe(first.calendars);
+    expect((await build(portal, site, cache, DAY1_0900 + 2 * MINUTE)).summary.upToDate).toBe(true);
+  });
+
+  it('details due for a check (--details-max-age) mean a build that asks for them', async () => {
+    const { portal, site, cache } = await fresh(DAY1_0900, { detailsMaxAge: '1h' });
+    expect(await stableUntil(cache)).toBe(DAY1_0900 + HOUR);
+    expect((await build(portal, site, cache, DAY1_0900 + HOUR - 1, { detailsMaxAge: '1h' })).summary.upToDate).toBe(true);
+    portal.resetStats();
+    const due = await build(portal, site, cache, DAY1_0900 + HOUR, { detailsMaxAge: '1h' });
+    expect(due.summary.upToDate).toBe(false);
+    expect(portal.stats().byKind.details).toBe(due.summary.events);
+  });
+
+  it('other settings, or an output folder changed by hand, mean a build that puts it right', async () => {
+    const { portal, site, cache } = await fresh(DAY1_0900);
+    const published = await contents(site);
+    const retitled = await build(portal, site, cache, DAY1_0900, { title: 'Campus Events' });
+    expect(retitled.summary.upToDate).toBe(false);
+    expect(retitled.log).toContain('Building: settings, templates, token or calfeed changed since the last build.');
+    expect((await build(portal, site, cache, DAY1_0900)).summary.upToDate).toBe(false);
+    expect(await contents(site)).toEqual(published);
+
+    const manifest = JSON.parse(await readFile(join(site, 'manifest.json'), 'utf8')) as { files: Array<{ path: string }> };
+    const some = manifest.files.find((f) => f.path.endsWith('.html'))!.path;
+    const edits: Array<[string, () => Promise<void>, RegExp]> = [
+      ['a file removed', () => rm(join(site, some)), /1 of the files its manifest.json lists are missing/],
+      ['a file grown', () => appendFile(join(site, some), '<!-- edited -->'), /is not as published/],
+      ['a file added', () => writeFile(join(site, 'calendars', 'extra.html'), 'hello'), /calendars\/extra.html is not in its manifest.json/],
+      ['manifest.json edited', () => appendFile(join(site, 'manifest.json'), '\n'), /its manifest.json is not the one the last build published/],
+    ];
+    for (const [what, edit, why] of edits) {
+      await edit();
+      const { summary, log } = await build(portal, site, cache, DAY1_0900);
+      expect(summary.upToDate, what).toBe(false);
+      expect(log, what).toMatch(why);
+      expect(await contents(site), what).toEqual(published);
+      expect((await build(portal, site, cache, DAY1_0900)).summary.upToDate, what).toBe(true);
+    }
+  });
+
+  it('a missing or damaged record of the last build means a build, never an error', async () => {
+    const { portal, site, cache } = await fresh(DAY1_0900);
+    const record = join(cache, 'last-build.json');
+    for (const damage of [() => rm(record), () => writeFile(record, '{"version":1,"inputs":'), () => writeFile(record, '{"version":1}')]) {
+      await damage();
+      const { summary } = await build(portal, site, cache, DAY1_0900);
+      expect(summary.upToDate).toBe(false);
+      expect(summary.files.written).toBe(0);
+      expect((await build(portal, site, cache, DAY1_0900)).summary.upToDate).toBe(true);
+    }
+  });
+});
