@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CalendarEvent } from '../../src/model.js';
-import { applyHistory, emptyHistory, parseHistory } from '../../src/state/history.js';
+import { applyHistory, emptyHistory, HistoryTracker, parseHistory } from '../../src/state/history.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -35,6 +35,21 @@ describe('applyHistory', () => {
     expect(third.removed[0]).toMatchObject({ removedAt: T0 + DAY, sequence: 1 });
     expect(third.counts.removed).toBe(0);
     expect(applyHistory([event('a')], third.state, T0 + 32 * DAY, 30 * DAY).removed).toHaveLength(0);
+  });
+
+  it('says when the first kept cancellation expires: kept a millisecond before, dropped at it', () => {
+    const first = applyHistory([event('a'), event('gone'), event('later')], emptyHistory(), T0, 30 * DAY);
+    const second = applyHistory([event('a'), event('later')], first.state, T0 + DAY, 30 * DAY);
+    const third = applyHistory([event('a')], second.state, T0 + 2 * DAY, 30 * DAY);
+    const tracker = new HistoryTracker(third.state, T0 + 3 * DAY, 30 * DAY);
+    tracker.observe(event('a'));
+    const { removed, stableUntil } = tracker.finish();
+    expect(removed.map((e) => e.id)).toEqual(['gone', 'later']);
+    expect(stableUntil).toBe(T0 + DAY + 30 * DAY + 1);
+    const ids = (now: number): string[] => applyHistory([event('a')], third.state, now, 30 * DAY).removed.map((e) => e.id);
+    expect(ids(stableUntil - 1)).toEqual(['gone', 'later']);
+    expect(ids(stableUntil)).toEqual(['later']);
+    expect(new HistoryTracker(emptyHistory(), T0, 30 * DAY).finish().stableUntil).toBe(Infinity);
   });
 
   it('treats a returning event as changed', () => {
