@@ -103,6 +103,9 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     if (upToDate.upToDate) return upToDateSummary(run, source, client, upToDate.record, performance.now() - started);
     if (last.record) log.info(`Building: ${upToDate.why}.`);
     else if (last.note !== undefined && !last.note.startsWith('no record')) log.info(`last build: ${last.note}`);
+    // What the portal's data makes calfeed warn about, from here on, is what a rebuild that finds
+    // nothing changed repeats; warnings about this run's settings it gives itself.
+    const dataWarningsFrom = log.warnings.length;
 
     cache = await CrawlCache.load(config.cacheDir, portal);
     if (cache.loadNote) log.info(`cache: ${cache.loadNote}`);
@@ -215,7 +218,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
           calendarFiles: calendarFiles.rendered + calendarFiles.kept,
           files: published.files,
         },
-        warnings: log.warnings.slice(0, MAX_RECORDED_WARNINGS),
+        warnings: log.warnings.slice(dataWarningsFrom, dataWarningsFrom + MAX_RECORDED_WARNINGS),
       });
     }
     return toSummary({
