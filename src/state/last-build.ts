@@ -63,7 +63,7 @@ export function parseLastBuild(doc: unknown): LastBuild | undefined {
   const { inputs, builtAt, stableUntil, manifest, lists, counts, warnings } = doc;
   if (typeof inputs !== 'string' || typeof builtAt !== 'number' || typeof manifest !== 'string') return undefined;
   if (stableUntil !== null && typeof stableUntil !== 'number') return undefined;
-  if (!Array.isArray(lists) || !lists.every(isListRecord)) return undefined;
+  if (!Array.isArray(lists) || lists.length === 0 || !lists.every(isListRecord)) return undefined;
   if (!Array.isArray(warnings) || !warnings.every((w) => typeof w === 'string')) return undefined;
   if (!isObject(counts) || !['calendars', 'events', 'eventFiles', 'calendarFiles', 'files'].every((k) => typeof counts[k] === 'number')) return undefined;
   return {
