@@ -4,7 +4,7 @@
 // event cost a system call each. Synchronous on purpose: the writes are small and frequent, and the
 // promise API's thread-pool round trips cost more than the write.
 
-import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
 const FLUSH_BYTES = 1 << 20;
@@ -81,6 +81,23 @@ export class AppendFile {
       unlinkSync(this.file);
     } catch {
       // Already gone with its staging folder.
+    }
+  }
+
+  /**
+   * Write out what is pending, close the file and move it to `dest` (renamed, or copied where
+   * `dest` is on another file system); this object is disposed afterwards. Offsets stay valid.
+   */
+  persist(dest: string): void {
+    this.flush();
+    closeSync(this.openFd());
+    this.fd = undefined;
+    try {
+      renameSync(this.file, dest);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      copyFileSync(this.file, dest);
+      unlinkSync(this.file);
     }
   }
 

@@ -3,7 +3,8 @@
 // fails on the way, --out stays exactly as it was.
 
 import type { LoadedConfig } from '../config/load.js';
-import { CrawlCache, crawl, type CrawlProgress, type CrawlReport } from '../crawl/index.js';
+import { paths } from '../paths.js';
+import { CrawlCache, crawl, type CrawlProgress, type CrawlReport, type ListRecord, type ProbeResult } from '../crawl/index.js';
 import { CalfeedError } from '../errors.js';
 import { PortalClient } from '../http/index.js';
 import type { Logger } from '../log.js';
@@ -36,6 +37,7 @@ import { httpOptions, withPortalSource, type PortalSource } from './source.js';
 import { formatProgress } from './progress.js';
 import { renderSite } from './render-site.js';
 import { EventSpool, type EventRef } from './spool.js';
+import { loadSavedSpool, prepareSavedSpool, type SavedRef, type SavedSpool } from './saved-spool.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { toSummary, type BuildSummary } from './summary.js';
 import { buildInputs, checkUpToDate } from './up-to-date.js';
@@ -88,9 +90,9 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   let staging: Staging | undefined;
   let spool: EventSpool | undefined;
   let pages: PageRenderer | undefined;
-  let nextHistory: PreparedFile | undefined;
-  let nextCache: PreparedFile | undefined;
   let cache: CrawlCache | undefined;
+  // State files written beside their final names, made current only after the publish.
+  const prepared: PreparedFile[] = [];
   try {
     // Keyed by portal, so the embedded demo (a new port each run) still builds incrementally and a
     // cache written for another portal is ignored.
@@ -107,16 +109,16 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     // nothing changed repeats; warnings about this run's settings it gives itself.
     const dataWarningsFrom = log.warnings.length;
 
-    cache = await CrawlCache.load(config.cacheDir, portal);
-    if (cache.loadNote) log.info(`cache: ${cache.loadNote}`);
     const history = await loadHistory(config.cacheDir);
     if (history.note) log.info(`history: ${history.note}`);
     const rendered = await loadRendered(config.cacheDir);
     if (rendered.note) log.info(`render record: ${rendered.note}`);
+    // Only "now" moved since the last build: its spool holds every event as it still stands.
+    const lastBuild = upToDate.timeMoved;
+    const saved = lastBuild?.spool ? await loadSavedSpool(config.cacheDir, lastBuild.spool) : undefined;
+    if (lastBuild && !saved) log.info('the last build left no usable spool of its events: reading them all again');
     staging = await createStaging(outDir);
-    cache.spillTo(staging.dir);
 
-    const normalize: NormalizeOptions = { timeZone, locales: config.locales, fields: config.fields, maxFieldLength: config.maxFieldLength };
     const site: SiteContext = {
       siteUrl: config.siteUrl,
       title: config.title,
@@ -129,35 +131,25 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       version: VERSION,
     };
     const tracker = new HistoryTracker(history.state, now, config.keepRemovedDays * DAY_MS);
-    pages = createPageRenderer(html, site, config.templates);
+    // From the spool, only cancellations' pages can need rendering: not worth starting workers.
+    pages = createPageRenderer(html, site, config.templates, saved ? 0 : undefined);
     const eventFiles = new EventFiles(staging, pages, html.fingerprint, site, tracker);
-    spool = EventSpool.create(staging.dir);
-    const collector = new Collector(staging, normalize, site, log, tracker, eventFiles, spool);
-    const report: CrawlReport = await crawl(
-      client,
-      cache,
-      {
-        fields: config.fields,
-        paging: config.paging,
-        maxCalendars: config.maxCalendars,
-        maxEventsPerCalendar: config.maxEvents,
-        maxFailedDetails: config.maxFailedDetails,
-        detailsMaxAgeMs: config.detailsMaxAgeMs,
-        now,
-        signal,
-        probe: upToDate.probe,
-      },
-      Object.assign(collector, {
-        onProgress: (p: CrawlProgress) => log.progress(formatProgress(p, performance.now() - started, log.interactive)),
-      }),
-    );
-    signal?.throwIfAborted();
-    checkUnreadable(collector, config.maxFailedDetails);
 
-    const events = collector.events();
+    let gathered: Gathered;
+    if (saved && lastBuild) {
+      spool = saved.spool;
+      gathered = fromSavedSpool(saved, lastBuild, tracker);
+      for (const warning of lastBuild.warnings) log.warn(warning);
+    } else {
+      cache = await CrawlCache.load(config.cacheDir, portal);
+      if (cache.loadNote) log.info(`cache: ${cache.loadNote}`);
+      cache.spillTo(staging.dir);
+      spool = EventSpool.create(staging.dir);
+      gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool, probe: upToDate.probe, started });
+    }
+    const { calendars, events, report } = gathered;
     const total = [...events.values()].reduce((n, list) => n + list.length, 0);
-    const { removed, stableUntil: tombstonesUntil } = tracker.finish();
-    const calendars = collector.calendars;
+    const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish();
     const calendarFiles = new CalendarFiles(staging, rendered.state);
     const { counts, stableUntil: renderedUntil } = await renderSite(staging, {
       calendars,
@@ -170,18 +162,25 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       calendarFiles,
       renderedBefore: (calendarId, eventId) => tracker.renderedBefore(calendarId, eventId),
     });
+    // Rendered from the last build's spool: every other file of its output stays as it is, but
+    // the pages of cancellations that expired now.
+    // (checkUpToDate found every one of them in --out with its size moments ago, under the lock.)
+    const keptFromLastBuild = saved ? await staging.keepPublished(expiredFiles(dropped, saved.events), true) : 0;
     // The next history is made from the spooled events (history keeps nothing per live event), so
     // it is written now, beside history.json, and becomes current only after the publish.
-    nextHistory = await prepareHistory(config.cacheDir, tracker.records(liveEvents(calendars, events, spool, eventFiles)));
-    // So is the crawl cache, from the entries spilled to the staging folder.
-    nextCache = await cache.prepare(config.cacheDir);
-    // Until when a rebuild from the same data would publish the same bytes. Details that failed
-    // are asked for again next time, so then there is no such time.
-    const detailsDue = report.detailsFailed.length > 0 ? now : cache.oldestCheck + config.detailsMaxAgeMs;
-    const stableUntil = Math.min(renderedUntil, tombstonesUntil, detailsDue);
-    // Gone before the staging folder is listed in the manifest and checked.
-    spool.dispose();
-    cache.dispose();
+    prepared.push(await prepareHistory(config.cacheDir, tracker.records(liveEvents(calendars, events, spool, eventFiles))));
+    // So is the crawl cache (from the entries spilled to the staging folder) and the spool,
+    // which leaves the staging folder before it is listed in the manifest and checked.
+    let spoolStamp = lastBuild?.spool ?? null;
+    if (cache) {
+      prepared.push(await cache.prepare(config.cacheDir));
+      cache.dispose();
+      const next = await prepareSavedSpool(config.cacheDir, spool, calendars, events, gathered.slugOf);
+      prepared.push(next);
+      spoolStamp = next.stamp;
+    } else spool.dispose();
+    // Until when a rebuild from the same data would publish the same bytes.
+    const stableUntil = Math.min(renderedUntil, tombstonesUntil);
 
     const calendarsMeta = calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
     await writeSiteMeta(staging, calendarsMeta, { generator: `calfeed ${VERSION}` });
@@ -197,11 +196,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
 
     const published: PublishResult = await publish(staging, outDir);
     staging = undefined;
-    await nextCache.commit();
-    nextCache = undefined;
-    await nextHistory.commit();
-    nextHistory = undefined;
+    for (const file of prepared.splice(0)) await file.commit();
     await saveRendered(config.cacheDir, renderedState);
+    // Events whose own files the render did not handle, kept whole from the last build's output.
+    const liveKept = saved ? total : 0;
     // Last, and only once all of the above is current: it vouches for the output and the state.
     const manifest = await manifestSha256(outDir);
     if (manifest !== undefined) {
@@ -209,18 +207,21 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
         inputs,
         builtAt: now,
         stableUntil: Number.isFinite(stableUntil) ? stableUntil : null,
+        detailsDueAt: Number.isFinite(gathered.detailsDueAt) ? gathered.detailsDueAt : null,
+        spool: spoolStamp,
         manifest,
-        lists: report.lists,
+        lists: gathered.lists,
         counts: {
           calendars: calendars.length,
           events: total,
-          eventFiles: eventFiles.rendered + eventFiles.kept,
+          eventFiles: eventFiles.rendered + eventFiles.kept + liveKept,
           calendarFiles: calendarFiles.rendered + calendarFiles.kept,
           files: published.files,
         },
         warnings: log.warnings.slice(dataWarningsFrom, dataWarningsFrom + MAX_RECORDED_WARNINGS),
       });
     }
+    if (saved) log.info(`Rendered from the last build's events (nothing changed at the portal); ${keptFromLastBuild} files kept as they were.`);
     return toSummary({
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
       demo: source.demo,
@@ -231,7 +232,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       report,
       http: client.stats,
       history: tracker.counts,
-      eventFiles: { rendered: eventFiles.rendered, kept: eventFiles.kept },
+      eventFiles: { rendered: eventFiles.rendered, kept: eventFiles.kept + liveKept },
       calendarFiles: { rendered: calendarFiles.rendered, kept: calendarFiles.kept },
       files: published,
       warnings: log.warnings,
@@ -240,8 +241,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   } catch (error) {
     spool?.dispose();
     cache?.dispose();
-    await nextHistory?.discard().catch(() => undefined);
-    await nextCache?.discard().catch(() => undefined);
+    for (const file of prepared) await file.discard().catch(() => undefined);
     if (staging) await discard(staging).catch(() => undefined);
     if (signal?.aborted && !(error instanceof CalfeedError && error.code === 'INTERRUPTED')) {
       throw new CalfeedError('INTERRUPTED', `Build interrupted; ${config.out} was left as it was.`, { cause: error });
@@ -252,6 +252,112 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     await client.close().catch(() => undefined);
     await lock.release().catch(() => undefined);
   }
+}
+
+/** What a build renders from: the calendars, their events as spooled, and what the crawl found. */
+interface Gathered {
+  calendars: Calendar[];
+  events: ReadonlyMap<string, readonly EventRef[]>;
+  report: CrawlReport;
+  /** The lists the events came from, as the cache recorded them. */
+  lists: ListRecord[];
+  /** From when some event's details are due for a check (Infinity: never). */
+  detailsDueAt: number;
+  /** The path segments of a spooled event's calendar and of the event. */
+  slugOf: (ref: EventRef) => { calendarSlug: string; slug: string };
+}
+
+interface CrawlRun {
+  run: BuildRun;
+  client: PortalClient;
+  cache: CrawlCache;
+  staging: Staging;
+  site: SiteContext;
+  tracker: HistoryTracker;
+  eventFiles: EventFiles;
+  spool: EventSpool;
+  probe: ProbeResult | undefined;
+  started: number;
+}
+
+/** Crawl the portal: mirrors to staging, each event normalized, joined with its history, its files written and spooled. */
+async function crawlPortal(c: CrawlRun): Promise<Gathered> {
+  const { config } = c.run.loaded;
+  const { log, now, signal } = c.run;
+  const normalize: NormalizeOptions = { timeZone: c.site.timeZone, locales: config.locales, fields: config.fields, maxFieldLength: config.maxFieldLength };
+  const collector = new Collector(c.staging, normalize, c.site, log, c.tracker, c.eventFiles, c.spool);
+  const report: CrawlReport = await crawl(
+    c.client,
+    c.cache,
+    {
+      fields: config.fields,
+      paging: config.paging,
+      maxCalendars: config.maxCalendars,
+      maxEventsPerCalendar: config.maxEvents,
+      maxFailedDetails: config.maxFailedDetails,
+      detailsMaxAgeMs: config.detailsMaxAgeMs,
+      now,
+      signal,
+      probe: c.probe,
+    },
+    Object.assign(collector, {
+      onProgress: (p: CrawlProgress) => log.progress(formatProgress(p, performance.now() - c.started, log.interactive)),
+    }),
+  );
+  signal?.throwIfAborted();
+  checkUnreadable(collector, config.maxFailedDetails);
+  return {
+    calendars: collector.calendars,
+    events: collector.events(),
+    report,
+    lists: report.lists,
+    // Details that failed are asked for again by the next build, whenever it runs.
+    detailsDueAt: report.detailsFailed.length > 0 ? now : c.cache.oldestCheck + config.detailsMaxAgeMs,
+    slugOf: (ref) => collector.slugOf(ref),
+  };
+}
+
+/** The last build's events, from its spool: the portal answered that none of its lists changed. */
+function fromSavedSpool(saved: SavedSpool, last: LastBuild, tracker: HistoryTracker): Gathered {
+  for (const refs of saved.events.values()) for (const ref of refs) tracker.markSeen(ref.calendarId, ref.id);
+  const events = last.counts.events;
+  return {
+    calendars: saved.calendars,
+    events: saved.events,
+    report: {
+      calendars: saved.calendars.length,
+      events,
+      detailsFetched: 0,
+      detailsNotModified: 0,
+      detailsReused: events,
+      detailsFailed: [],
+      listsNotModified: last.lists.length,
+      pages: last.lists.reduce((n, l) => n + l.entry.pages.length, 0),
+      warnings: [],
+      lists: last.lists,
+    },
+    lists: last.lists,
+    detailsDueAt: last.detailsDueAt ?? Infinity,
+    slugOf: (ref) => ref as SavedRef,
+  };
+}
+
+/**
+ * Files of the last build's output a build from its spool must not keep: the page and .ics of each
+ * cancellation dropped now (unless a live event has the same path, which slugs rule out).
+ */
+function expiredFiles(dropped: ReadonlyArray<{ calendarSlug: string; slug: string }>, events: ReadonlyMap<string, readonly SavedRef[]>): (relPath: string) => boolean {
+  const meta = new Set([paths.manifest(), paths.headers()]);
+  if (dropped.length === 0) return (relPath) => meta.has(relPath);
+  const live = new Set<string>();
+  for (const refs of events.values()) for (const ref of refs) live.add(paths.eventPage(ref.calendarSlug, ref.slug));
+  const gone = new Set<string>();
+  for (const { calendarSlug, slug } of dropped) {
+    if (live.has(paths.eventPage(calendarSlug, slug))) continue;
+    gone.add(paths.eventPage(calendarSlug, slug));
+    gone.add(paths.eventIcs(calendarSlug, slug));
+  }
+  return (relPath) => meta.has(relPath) || gone.has(relPath);
 }
 
 /** At most this many of a build's warnings are repeated by a rebuild that finds nothing changed. */

@@ -33,9 +33,9 @@ const MAX_WORKERS = 3;
  * Worker threads when there is a spare core and compiled workers exist, else in-thread rendering.
  * `html` (the main thread's renderer, loaded from the same templates) serves the in-thread case.
  */
-export function createPageRenderer(html: HtmlRenderer, site: SiteContext, templates: string | undefined): PageRenderer {
+export function createPageRenderer(html: HtmlRenderer, site: SiteContext, templates: string | undefined, maxWorkers = MAX_WORKERS): PageRenderer {
   const workerFile = new URL('./page-worker.js', import.meta.url);
-  const workers = Math.min(MAX_WORKERS, availableParallelism() - 1);
+  const workers = Math.min(maxWorkers, availableParallelism() - 1);
   // From TypeScript sources (vitest, tsx) there is no compiled page-worker.js to start.
   if (workers < 1 || !import.meta.url.endsWith('.js')) return inThread(html, site);
   return new WorkerPool(fileURLToPath(workerFile), workers, { templates, site });

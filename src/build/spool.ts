@@ -11,6 +11,7 @@
 // failed or killed build's spool goes wherever its staging folder goes; it is deleted before the
 // staging folder is checked and published.
 
+import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { AppendFile } from '../append-file.js';
 import type { FeedEvent } from '../model.js';
@@ -47,21 +48,43 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Where a spool's bytes are: the file a build appends to, or one a build left in the cache folder. */
+interface SpoolData {
+  read(at: number, length: number): Buffer;
+  dispose(): void;
+}
+
 /** An append-only file of events; not safe to read from while another call is writing. */
 export class EventSpool {
-  private readonly data: AppendFile;
-
-  private constructor(readonly file: string) {
-    this.data = new AppendFile(file);
-  }
+  private constructor(
+    readonly file: string,
+    private readonly data: SpoolData,
+  ) {}
 
   /** A new spool file in folder (the staging folder). */
   static create(folder: string): EventSpool {
-    return new EventSpool(path.join(folder, `.calfeed-spool-${process.pid}`));
+    const file = path.join(folder, `.calfeed-spool-${process.pid}`);
+    return new EventSpool(file, new AppendFile(file));
+  }
+
+  /** A spool an earlier build kept (persist()), to read from; refs to it are the ones it made. */
+  static open(file: string): EventSpool {
+    return new EventSpool(file, new ReadOnlyFile(file));
+  }
+
+  /**
+   * Move the spool file to `dest` (the cache folder), closing it, so that a later build can read
+   * the events it holds (open()) instead of reading and normalizing their details again.
+   */
+  persist(dest: string): void {
+    if (!(this.data instanceof AppendFile)) throw new Error('internal: persist() of a spool opened to read');
+    this.data.persist(dest);
   }
 
   /** Append an event (`eventJson`: its JSON.stringify, when the caller has it) and its VEVENT text; returns its ref. */
   add(event: FeedEvent, vevent: string, facts: RefFacts, eventJson = JSON.stringify(event)): EventRef {
+    const data = this.data;
+    if (!(data instanceof AppendFile)) throw new Error('internal: add() to a spool opened to read');
     // Properties are evaluated in order: the JSON is appended at `at`, the VEVENT right after it.
     return {
       calendarId: event.calendarId,
@@ -72,9 +95,9 @@ export class EventSpool {
       pageStart: facts.pageStart,
       pageEnd: facts.pageEnd,
       cancelled: facts.cancelled,
-      at: this.data.size,
-      jsonBytes: this.data.append(eventJson),
-      veventBytes: this.data.append(vevent),
+      at: data.size,
+      jsonBytes: data.append(eventJson),
+      veventBytes: data.append(vevent),
     };
   }
 
@@ -98,8 +121,34 @@ export class EventSpool {
     return this.data.read(ref.at + ref.jsonBytes, ref.veventBytes);
   }
 
-  /** Close and delete the file (idempotent). */
+  /** Close the file (idempotent); one this build appended to is deleted too, unless persisted. */
   dispose(): void {
     this.data.dispose();
+  }
+}
+
+/** A file opened to read by offset, closed by dispose(). */
+class ReadOnlyFile implements SpoolData {
+  private fd: number | undefined;
+
+  constructor(private readonly file: string) {
+    this.fd = openSync(file, 'r');
+  }
+
+  read(at: number, length: number): Buffer {
+    if (this.fd === undefined) throw new Error(`internal: ${this.file} was already closed`);
+    const buffer = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.fd, buffer, done, length - done, at + done);
+      if (n === 0) throw new Error(`${this.file} ended early: it is not the file its index describes`);
+      done += n;
+    }
+    return buffer;
+  }
+
+  dispose(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }

@@ -40,7 +40,19 @@ export function buildInputs(of: InputsOf): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 }
 
-export type UpToDate = { upToDate: true; record: LastBuild } | { upToDate: false; why: string; probe?: ProbeResult };
+export type UpToDate =
+  | { upToDate: true; record: LastBuild }
+  | {
+      upToDate: false;
+      why: string;
+      /** What the probe of the lists learnt, when it ran (the crawl does not ask again). */
+      probe?: ProbeResult;
+      /**
+       * Set when only "now" moved since the last build (its record): the portal's data, the
+       * settings and --out are all as they were, so the last build's events still stand.
+       */
+      timeMoved?: LastBuild;
+    };
 
 export interface UpToDateCheck {
   record: LastBuild | undefined;
@@ -58,12 +70,15 @@ export async function checkUpToDate(check: UpToDateCheck): Promise<UpToDate> {
   if (!record) return { upToDate: false, why: 'no record of a last build' };
   if (record.inputs !== check.inputs) return { upToDate: false, why: 'settings, templates, token or calfeed changed since the last build' };
   if (now < record.builtAt) return { upToDate: false, why: 'the clock is earlier than at the last build' };
-  if (record.stableUntil !== null && now >= record.stableUntil) {
-    return { upToDate: false, why: 'time moved on: an event started or ended, a day began, or details are due for a check' };
+  if (record.detailsDueAt !== null && now >= record.detailsDueAt) {
+    return { upToDate: false, why: "some events' details are due for a check (--details-max-age)" };
   }
   const differs = await outputDiffers(check.outDir, record.manifest);
   if (differs) return { upToDate: false, why: `the output folder changed since the last build: ${differs}` };
   const probe = await probeLists(check.client, record.lists, check.signal);
   if (probe.changed) return { upToDate: false, why: `${probe.changed.why} since the last build`, probe };
+  if (record.stableUntil !== null && now >= record.stableUntil) {
+    return { upToDate: false, why: 'nothing changed at the portal, but time moved on: an event started or ended, a day began, or a cancellation expired', probe, timeMoved: record };
+  }
   return { upToDate: true, record };
 }

@@ -58,6 +58,13 @@ export interface Staging {
   writeChunks(relPath: string, chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): Promise<void>;
   /** Keep the published file at relPath as it is (e.g. after an HTTP 304); it is linked or moved at publish. */
   keep(relPath: string): Promise<void>;
+  /**
+   * Keep every file --out's manifest lists that nothing was staged at yet, but those `skip` turns
+   * down; returns how many were kept. Throws when --out has no readable manifest. `sizesChecked`:
+   * the caller has just found every listed file in --out with its listed size (outputDiffers),
+   * so they are not looked at again one by one.
+   */
+  keepPublished(skip: (relPath: string) => boolean, sizesChecked?: boolean): Promise<number>;
   /** Everything staged so far: path -> { bytes, sha256, changed }. */
   files(): ReadonlyMap<string, StagedFile>;
   /** Bytes of a staged file, else of the published one; undefined if neither exists. */
@@ -228,8 +235,24 @@ class DirStaging implements Staging {
     await this.stream(relPath, folder, chunks, Symbol.asyncIterator in chunks);
   }
 
-  async keep(relPath: string): Promise<void> {
-    const checked = this.checkedPublished.delete(relPath);
+  async keepPublished(skip: (relPath: string) => boolean, sizesChecked = false): Promise<number> {
+    const index = this.index ?? (await this.publishedIndex());
+    if (index === 'unknown' || !this.indexFromManifest) throw new CalfeedError('BUILD', `Cannot keep the files of ${this.outDir}: it has no readable ${paths.manifest()}.`);
+    let kept = 0;
+    for (const relPath of index.keys()) {
+      if (this.staged.claimed(relPath) || skip(relPath)) continue;
+      await this.keepListed(relPath, sizesChecked);
+      kept++;
+    }
+    return kept;
+  }
+
+  keep(relPath: string): Promise<void> {
+    return this.keepListed(relPath, this.checkedPublished.delete(relPath));
+  }
+
+  // keep(), where `checked` says the published file was already found with its listed size.
+  private async keepListed(relPath: string, checked: boolean): Promise<void> {
     const folder = this.claim(relPath);
     const target = this.stagedPath(relPath);
     const published = this.publishedPath(relPath);

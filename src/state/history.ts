@@ -90,6 +90,15 @@ export class HistoryTracker {
     return { event: { ...event, ...history }, rendered: before?.rendered };
   }
 
+  /**
+   * Mark an event of the previous build as still there, unchanged (a rebuild from the last build's
+   * spool, in which the portal's data did not change, does not observe its events again).
+   */
+  markSeen(calendarId: string, eventId: string): void {
+    const id = this.previous.events.idOf(keyOf(calendarId, eventId));
+    if (id >= 0) this.seen[id] = 1;
+  }
+
   /** Remember what a removed event's files were rendered from (a live event's is given to records()). */
   markRendered(calendarId: string, eventId: string, fingerprint: string): void {
     this.removedRecords.setRendered(keyOf(calendarId, eventId), fingerprint);
@@ -102,11 +111,12 @@ export class HistoryTracker {
 
   /**
    * Events gone from the API, kept as cancellations within keepRemovedMs, sorted by calendar and
-   * id; and the first instant at which one of them is dropped (Infinity: none kept), which a
-   * rebuild with the same data before it does not reach.
+   * id; the first instant at which one of them is dropped (Infinity: none kept), which a rebuild
+   * with the same data before it does not reach; and where the files of those dropped now were.
    */
-  finish(): { removed: FeedEvent[]; stableUntil: number } {
+  finish(): { removed: FeedEvent[]; stableUntil: number; dropped: Array<{ calendarSlug: string; slug: string }> } {
     const removed: FeedEvent[] = [];
+    const dropped: Array<{ calendarSlug: string; slug: string }> = [];
     let stableUntil = Infinity;
     const previous = this.previous.events;
     for (let id = 0; id < previous.size; id++) {
@@ -114,7 +124,10 @@ export class HistoryTracker {
       const key = previous.keyAt(id);
       const before = previous.recordAt(id);
       const removedAt = before.removedAt ?? this.now;
-      if (this.now - removedAt > this.keepRemovedMs) continue;
+      if (this.now - removedAt > this.keepRemovedMs) {
+        dropped.push({ calendarSlug: before.calendarSlug, slug: before.slug });
+        continue;
+      }
       stableUntil = Math.min(stableUntil, removedAt + this.keepRemovedMs + 1);
       const record: EventRecord =
         before.removedAt === undefined ? { ...before, removedAt, changedAt: this.now, sequence: before.sequence + 1 } : { ...before };
@@ -137,7 +150,7 @@ export class HistoryTracker {
       });
     }
     removed.sort((a, b) => (a.calendarId + '\0' + a.id < b.calendarId + '\0' + b.id ? -1 : 1));
-    return { removed, stableUntil };
+    return { removed, stableUntil, dropped };
   }
 
   /**

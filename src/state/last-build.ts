@@ -14,17 +14,27 @@ import { writePiecesAtomic } from '../write-lines.js';
 const FILE = 'last-build.json';
 const VERSION = 1;
 
+/** What identifies the spool a build left in the cache folder (src/build/saved-spool.ts). */
+export interface SpoolStamp {
+  id: string;
+  bytes: number;
+}
+
 export interface LastBuild {
   /** Fingerprint of everything besides the portal's data and "now" that the output depends on. */
   inputs: string;
   /** The build's "now" (epoch ms). */
   builtAt: number;
   /**
-   * The first instant at which the same data would build differently or not the same way: an event
-   * starts or ends, leaves the iCalendar window, a day begins, a removed event's cancellation
-   * expires, or some event's details are due for a check. Epoch ms; null: never.
+   * The first instant at which the same data would render differently: an event starts or ends,
+   * leaves the iCalendar window, a day begins, or a removed event's cancellation expires. Epoch
+   * ms; null: never.
    */
   stableUntil: number | null;
+  /** From when some event's details are due for a check (--details-max-age); null: never. */
+  detailsDueAt: number | null;
+  /** The spool the build left in the cache folder (saved-spool.ts); null: none. */
+  spool: SpoolStamp | null;
   /** SHA-256 (hex) of --out/manifest.json as published. */
   manifest: string;
   /** The lists the build was made from, the calendar list first. */
@@ -60,9 +70,10 @@ export async function saveLastBuild(cacheDir: string, record: LastBuild): Promis
 /** The record in a parsed last-build.json, or undefined when anything in it is not as saveLastBuild writes it. */
 export function parseLastBuild(doc: unknown): LastBuild | undefined {
   if (!isObject(doc) || doc['version'] !== VERSION) return undefined;
-  const { inputs, builtAt, stableUntil, manifest, lists, counts, warnings } = doc;
+  const { inputs, builtAt, stableUntil, detailsDueAt, spool, manifest, lists, counts, warnings } = doc;
   if (typeof inputs !== 'string' || typeof builtAt !== 'number' || typeof manifest !== 'string') return undefined;
-  if (stableUntil !== null && typeof stableUntil !== 'number') return undefined;
+  if (!isInstant(stableUntil) || !isInstant(detailsDueAt)) return undefined;
+  if (spool !== null && !(isObject(spool) && typeof spool['id'] === 'string' && typeof spool['bytes'] === 'number')) return undefined;
   if (!Array.isArray(lists) || lists.length === 0 || !lists.every(isListRecord)) return undefined;
   if (!Array.isArray(warnings) || !warnings.every((w) => typeof w === 'string')) return undefined;
   if (!isObject(counts) || !['calendars', 'events', 'eventFiles', 'calendarFiles', 'files'].every((k) => typeof counts[k] === 'number')) return undefined;
@@ -70,6 +81,8 @@ export function parseLastBuild(doc: unknown): LastBuild | undefined {
     inputs,
     builtAt,
     stableUntil,
+    detailsDueAt,
+    spool: spool as SpoolStamp | null,
     manifest,
     lists,
     counts: counts as LastBuild['counts'],
@@ -93,6 +106,10 @@ function isListRecord(value: unknown): value is ListRecord {
         (p['lastModified'] === undefined || typeof p['lastModified'] === 'string'),
     )
   );
+}
+
+function isInstant(value: unknown): value is number | null {
+  return value === null || (typeof value === 'number' && Number.isFinite(value));
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

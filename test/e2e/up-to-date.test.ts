@@ -7,12 +7,13 @@
 // Builds run in this process against the demo portal at a "now" the test chooses (see
 // calendar-files.test.ts, whose day and helpers these follow).
 
-import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSummary, type BuildSummary } from '../../src/build/summary.js';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
+import { paths } from '../../src/paths.js';
 import { buildAt } from '../support/build-at.js';
 import { snapshotTree } from '../support/tree.js';
 
@@ -31,11 +32,11 @@ function build(portal: DemoPortal, site: string, cache: string, now: number, fla
 }
 
 /** A full render of the same data at `now`: new output folder, a cache with only `cache`'s event history. */
-async function coldBuild(portal: DemoPortal, cache: string, now: number): Promise<string> {
+async function coldBuild(portal: DemoPortal, cache: string, now: number, flags: Record<string, string> = {}): Promise<string> {
   const dir = await mkdtemp(join(work, 'cold-'));
   await mkdir(join(dir, 'cache'));
   await copyFile(join(cache, 'history.json'), join(dir, 'cache', 'history.json'));
-  const { summary } = await build(portal, join(dir, 'site'), join(dir, 'cache'), now);
+  const { summary } = await build(portal, join(dir, 'site'), join(dir, 'cache'), now, flags);
   expect(summary.upToDate).toBe(false);
   expect(summary.calendarFiles.kept).toBe(0);
   return join(dir, 'site');
@@ -59,8 +60,9 @@ async function fresh(now: number, flags: Record<string, string> = {}): Promise<{
   return { portal, site, cache, first: summary };
 }
 
-async function stableUntil(cache: string): Promise<number | null> {
-  return (JSON.parse(await readFile(join(cache, 'last-build.json'), 'utf8')) as { stableUntil: number | null }).stableUntil;
+/** The record of the last build, as the next build reads it. */
+async function lastBuild(cache: string): Promise<{ stableUntil: number | null; detailsDueAt: number | null }> {
+  return JSON.parse(await readFile(join(cache, 'last-build.json'), 'utf8')) as { stableUntil: number | null; detailsDueAt: number | null };
 }
 
 const portals: DemoPortal[] = [];
@@ -98,9 +100,9 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     expect(await snapshotTree(cache)).toEqual(state);
   });
 
-  it('is sound: up to date just before the recorded instant and a cold build there gives the same bytes; at it, the build renders again, as a cold build does', async () => {
-    const { portal, site, cache } = await fresh(DAY1_0900);
-    const until = await stableUntil(cache);
+  it('is sound: up to date just before the recorded instant and a cold build there gives the same bytes; at it, the build renders again from the last build\'s events, as a cold build does', async () => {
+    const { portal, site, cache, first } = await fresh(DAY1_0900);
+    const { stableUntil: until } = await lastBuild(cache);
     // The library's tour ends at 12:45 on day 1 (10:45 UTC): it leaves the feeds and becomes past.
     expect(until).toBe(Date.UTC(2026, 2, 11, 10, 45));
     const published = await contents(site);
@@ -109,10 +111,19 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     expect(before.summary.upToDate).toBe(true);
     expect(await contents(await coldBuild(portal, cache, until! - 1))).toEqual(published);
 
+    portal.resetStats();
     const at = await build(portal, site, cache, until!);
     expect(at.summary.upToDate).toBe(false);
-    expect(at.log).toContain('Building: time moved on');
+    expect(at.log).toContain('Building: nothing changed at the portal, but time moved on');
+    // From the spool the last build left: the lists are asked about, no event's details.
+    expect(at.log).toMatch(/Rendered from the last build's events \(nothing changed at the portal\); \d+ files kept as they were\./);
+    expect(portal.stats().byKind).toEqual({ calendars: 1, events: first.calendars, details: 0, other: 0 });
+    expect(at.summary.calendarFiles.rendered).toBeGreaterThan(0);
+    expect(at.summary.eventFiles).toEqual({ rendered: 0, kept: first.events });
     expect(await contents(site)).toEqual(await contents(await coldBuild(portal, cache, until!)));
+    // And it leaves a record as good as a full build's: an hour later (nothing else ends before
+    // 13:00), nothing to do.
+    expect((await build(portal, site, cache, until! + 5 * MINUTE)).summary.upToDate).toBe(true);
   });
 
   it('a change at the portal means a build, and no list is asked for twice', async () => {
@@ -130,7 +141,7 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
 
   it('details due for a check (--details-max-age) mean a build that asks for them', async () => {
     const { portal, site, cache } = await fresh(DAY1_0900, { detailsMaxAge: '1h' });
-    expect(await stableUntil(cache)).toBe(DAY1_0900 + HOUR);
+    expect((await lastBuild(cache)).detailsDueAt).toBe(DAY1_0900 + HOUR);
     expect((await build(portal, site, cache, DAY1_0900 + HOUR - 1, { detailsMaxAge: '1h' })).summary.upToDate).toBe(true);
     portal.resetStats();
     const due = await build(portal, site, cache, DAY1_0900 + HOUR, { detailsMaxAge: '1h' });
@@ -153,13 +164,43 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     for (let attempt = 0; first === undefined && attempt < 10; attempt++) first = await build(portal, site, cache, DAY1_0900, flags).catch(() => undefined);
     if (!first) throw new Error('the flaky portal never let a build through');
     expect(first.summary.details.failed).toBeGreaterThan(0);
-    expect(await stableUntil(cache)).toBe(DAY1_0900);
+    expect((await lastBuild(cache)).detailsDueAt).toBe(DAY1_0900);
     portal.resetStats();
     const again = await build(portal, site, cache, DAY1_0900, flags);
     expect(again.summary.upToDate).toBe(false);
     expect(portal.stats().byKind.details).toBeGreaterThanOrEqual(first.summary.details.failed);
     expect(again.summary.details).toMatchObject({ failed: 0, fetched: first.summary.details.failed });
     expect((await build(portal, site, cache, DAY1_0900 + MINUTE, flags)).summary.upToDate).toBe(true);
+  });
+
+  it('a cancellation that expires while nothing changes at the portal: built from the spool, its page and .ics are removed, as a cold build has it', async () => {
+    const flags = { keepRemovedDays: '1', detailsMaxAge: '30d' };
+    const { portal, site, cache, first } = await fresh(DAY1_0900, flags);
+    const manifest = JSON.parse(await readFile(join(site, 'manifest.json'), 'utf8')) as { calendars: Array<{ id: string; slug: string }> };
+    const cal = manifest.calendars[0]!;
+    // The demo's event ids are safe path segments, so its folder names are its ids.
+    const eventSlug = (await readdir(join(site, 'event-calendar', cal.slug, 'event'))).sort().at(-1)!;
+    portal.removeEvent(cal.id, eventSlug);
+
+    const removedAt = DAY1_0900 + MINUTE;
+    const removal = await build(portal, site, cache, removedAt, flags);
+    expect(removal.summary.changes.removedEvents).toBe(1);
+    const { stableUntil: until } = await lastBuild(cache);
+    expect(until).toBeLessThanOrEqual(removedAt + 86_400_000 + 1);
+    // Walk from one recorded instant to the next until the cancellation has expired: each step
+    // is built from the spool, and each equals a cold build at that moment.
+    let now = until!;
+    for (let step = 0; step < 20 && now <= removedAt + 86_400_000 + 1; step++) {
+      const built = await build(portal, site, cache, now, flags);
+      expect(built.summary.upToDate).toBe(false);
+      expect(built.log).toContain("Rendered from the last build's events");
+      expect(await contents(site)).toEqual(await contents(await coldBuild(portal, cache, now, flags)));
+      now = (await lastBuild(cache)).stableUntil!;
+    }
+    const files = await snapshotTree(site);
+    expect(files.has(paths.eventPage(cal.slug, eventSlug))).toBe(false);
+    expect(files.has(paths.eventIcs(cal.slug, eventSlug))).toBe(false);
+    expect(first.events).toBeGreaterThan(1);
   });
 
   it('other settings, or an output folder changed by hand, mean a build that puts it right', async () => {

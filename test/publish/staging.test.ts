@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { createStaging, discard, publish, writeSiteMeta } from '../../src/publish/index.js';
-import { build, CALENDARS, sampleSite, tempDir } from './helpers.js';
+import { build, CALENDARS, sampleSite, snapshot, tempDir } from './helpers.js';
 
 async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
   const error = await p.then(
@@ -43,6 +43,32 @@ describe('staging', () => {
     expect(await codeOf(staging.keep(rel))).toBe('BUILD');
     expect(await readdir(root)).toEqual([path.basename(staging.dir)]);
     expect(await readdir(staging.dir)).toEqual([]);
+    await discard(staging);
+  });
+
+  it('keepPublished keeps every listed file not staged yet, bar those it is told to skip, bytes and mtimes as they were', async () => {
+    const out = path.join(await tempDir(), 'out');
+    const site = sampleSite();
+    await build(out, site);
+    const before = await snapshot(out);
+    const staging = await createStaging(out);
+    const changed = paths.calendar('arts', 'rss.xml');
+    const dropped = paths.eventPage('arts', 'e1');
+    await staging.write(changed, site[changed]!.replace('Arts', 'Arts!'));
+    const kept = await staging.keepPublished((rel) => rel === dropped || rel === paths.headers());
+    // Every listed file but the one written, the one skipped, and _headers, which writeSiteMeta writes.
+    expect(kept).toBe(Object.keys(site).length - 2);
+    await writeSiteMeta(staging, CALENDARS, { generator: 'calfeed test' });
+    await publish(staging, out);
+    const after = await snapshot(out);
+    expect(after.has(dropped)).toBe(false);
+    expect(after.get(changed)!.sha256).not.toBe(before.get(changed)!.sha256);
+    for (const rel of Object.keys(site).filter((r) => r !== dropped && r !== changed)) expect(after.get(rel), rel).toEqual(before.get(rel));
+  });
+
+  it('keepPublished needs a manifest to know what was published', async () => {
+    const staging = await createStaging(path.join(await tempDir(), 'out'));
+    expect(await codeOf(staging.keepPublished(() => false))).toBe('BUILD');
     await discard(staging);
   });
 

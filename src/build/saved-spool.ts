@@ -1,0 +1,149 @@
+// The last build's spool, kept in the cache folder: every live event as that build spooled it (its
+// JSON with history fields, then its VEVENT), an index of its refs by calendar, and the calendar
+// list. A rebuild in which the portal's data is unchanged and only "now" moved renders the
+// calendar files again from it (see refresh in build.ts) instead of reading and normalizing every
+// event's details again.
+//
+// Written like the other state: prepared before the publish, made current after it, and trusted
+// only when last-build.json names it (its id and size), so a spool of another build is never read.
+
+import { randomUUID } from 'node:crypto';
+import { rmSync, statSync } from 'node:fs';
+import { readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Calendar } from '../model.js';
+import type { SpoolStamp } from '../state/last-build.js';
+import { preparePiecesAtomic, type PreparedFile } from '../write-lines.js';
+import { EventSpool, type EventRef } from './spool.js';
+
+const DATA = 'events.spool';
+const INDEX = 'events.spool.json';
+const VERSION = 1;
+
+
+/** A live event's ref, with the path segments of its own files. */
+export interface SavedRef extends EventRef {
+  calendarSlug: string;
+  slug: string;
+}
+
+export interface SavedSpool {
+  spool: EventSpool;
+  calendars: Calendar[];
+  /** Refs by calendar id, in the order the build spooled them. */
+  events: Map<string, SavedRef[]>;
+}
+
+/**
+ * Move the build's spool into the cache folder beside its index (as temp files): commit() makes
+ * them the saved spool, discard() deletes them. `slugs` gives a ref's calendar and event segments.
+ */
+export async function prepareSavedSpool(
+  cacheDir: string,
+  spool: EventSpool,
+  calendars: readonly Calendar[],
+  events: ReadonlyMap<string, readonly EventRef[]>,
+  slugOf: (ref: EventRef) => { calendarSlug: string; slug: string },
+): Promise<PreparedFile & { stamp: SpoolStamp }> {
+  const temp = join(cacheDir, `${DATA}.${process.pid}.tmp`);
+  const dropData = (): void => rmSync(temp, { force: true });
+  spool.persist(temp);
+  let index: PreparedFile;
+  let stamp: SpoolStamp;
+  try {
+    stamp = { id: randomUUID(), bytes: statSync(temp).size };
+    index = await preparePiecesAtomic(join(cacheDir, INDEX), indexLines(stamp, calendars, events, slugOf));
+  } catch (error) {
+    dropData();
+    throw error;
+  }
+  return {
+    stamp,
+    commit: async () => {
+      await rename(temp, join(cacheDir, DATA));
+      await index.commit();
+    },
+    discard: async () => {
+      dropData();
+      await index.discard();
+    },
+  };
+}
+
+function* indexLines(
+  stamp: SpoolStamp,
+  calendars: readonly Calendar[],
+  events: ReadonlyMap<string, readonly EventRef[]>,
+  slugOf: (ref: EventRef) => { calendarSlug: string; slug: string },
+): Generator<string> {
+  yield JSON.stringify({ version: VERSION, ...stamp, calendars }) + '\n';
+  for (const cal of calendars) {
+    for (const ref of events.get(cal.id) ?? []) {
+      const { calendarSlug, slug } = slugOf(ref);
+      const { calendarId, id, start, end, stamp: at_, pageStart, pageEnd, cancelled, at, jsonBytes, veventBytes } = ref;
+      yield JSON.stringify([calendarId, id, calendarSlug, slug, start, end, at_, pageStart, pageEnd, cancelled ? 1 : 0, at, jsonBytes, veventBytes]) + '\n';
+    }
+  }
+}
+
+/**
+ * The saved spool `stamp` names, opened to read; undefined when it is missing, another build's,
+ * or damaged in any way (the caller then builds the normal way).
+ */
+export async function loadSavedSpool(cacheDir: string, stamp: SpoolStamp): Promise<SavedSpool | undefined> {
+  let text: string;
+  try {
+    if (statSync(join(cacheDir, DATA)).size !== stamp.bytes) return undefined;
+    text = await readFile(join(cacheDir, INDEX), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  let header: { version?: unknown; id?: unknown; bytes?: unknown; calendars?: unknown };
+  try {
+    header = JSON.parse(lines[0] ?? '') as typeof header;
+  } catch {
+    return undefined;
+  }
+  if (header.version !== VERSION || header.id !== stamp.id || header.bytes !== stamp.bytes || !Array.isArray(header.calendars)) return undefined;
+  const calendars = header.calendars as Calendar[];
+  const events = new Map<string, SavedRef[]>(calendars.map((c) => [c.id, []]));
+  for (let i = 1; i < lines.length; i++) {
+    const ref = parseRef(lines[i]!, stamp.bytes);
+    const list = ref && events.get(ref.calendarId);
+    if (!ref || !list) return undefined;
+    list.push(ref);
+  }
+  return { spool: EventSpool.open(join(cacheDir, DATA)), calendars, events };
+}
+
+function parseRef(line: string, size: number): SavedRef | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(v) || v.length !== 13) return undefined;
+  const [calendarId, id, calendarSlug, slug, ...numbers] = v as unknown[];
+  if (typeof calendarId !== 'string' || typeof id !== 'string' || typeof calendarSlug !== 'string' || typeof slug !== 'string') return undefined;
+  if (!numbers.every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
+  const [start, end, stamp, pageStart, pageEnd, cancelled, at, jsonBytes, veventBytes] = numbers as number[];
+  if (at! < 0 || jsonBytes! < 0 || veventBytes! < 0 || at! + jsonBytes! + veventBytes! > size) return undefined;
+  return {
+    calendarId,
+    id,
+    calendarSlug,
+    slug,
+    start: start!,
+    end: end!,
+    stamp: stamp!,
+    pageStart: pageStart!,
+    pageEnd: pageEnd!,
+    cancelled: cancelled === 1,
+    at: at!,
+    jsonBytes: jsonBytes!,
+    veventBytes: veventBytes!,
+  };
+}
