@@ -18,8 +18,8 @@ import { VERSION } from './version.js';
 // half of what survived each full collection keeps the peak near what is needed, at about the same
 // CPU (README, "Measured"). Process-wide, so the command sets it, not the library; V8 reads it
 // each time it sets a new heap limit, and Node keeps V8 flags writable for exactly this call. A
-// value given to node itself (node --heap-growing-percent=N, or in NODE_OPTIONS) is left alone.
-if (![...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => /heap[-_]growing[-_]percent/.test(arg))) {
+// value given to node itself (node --heap-growing-percent=N; NODE_OPTIONS may not hold it) is left alone.
+if (!process.execArgv.some((arg) => /heap[-_]growing[-_]percent/.test(arg))) {
   setFlagsFromString('--heap-growing-percent=50');
 }
 
