@@ -1,15 +1,17 @@
 // The pipeline, start to finish: config -> crawl -> normalize -> history -> render -> verify ->
 // publish. Everything is staged beside --out and published in one step at the end, so whatever
-// fails on the way, --out stays exactly as it was.
+// fails on the way, --out stays exactly as it was. Before the crawl, a check against the record of
+// the last build (up-to-date.ts) may end the build early, when nothing changed, or replace the
+// crawl with the events the last build saved (saved-spool.ts), when only "now" moved.
 
 import type { LoadedConfig } from '../config/load.js';
-import { paths } from '../paths.js';
 import { CrawlCache, crawl, type CrawlProgress, type CrawlReport, type ListRecord, type ProbeResult } from '../crawl/index.js';
 import { CalfeedError } from '../errors.js';
 import { PortalClient } from '../http/index.js';
 import type { Logger } from '../log.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import type { NormalizeOptions } from '../normalize/index.js';
+import { paths } from '../paths.js';
 import {
   acquireLock,
   outputFolder,
@@ -324,21 +326,26 @@ function fromSavedSpool(saved: SavedSpool, last: LastBuild, tracker: HistoryTrac
   return {
     calendars: saved.calendars,
     events: saved.events,
-    report: {
-      calendars: saved.calendars.length,
-      events,
-      detailsFetched: 0,
-      detailsNotModified: 0,
-      detailsReused: events,
-      detailsFailed: [],
-      listsNotModified: last.lists.length,
-      pages: last.lists.reduce((n, l) => n + l.entry.pages.length, 0),
-      warnings: [],
-      lists: last.lists,
-    },
+    report: unchangedReport(saved.calendars.length, events, last.lists),
     lists: last.lists,
     detailsDueAt: last.detailsDueAt ?? Infinity,
     slugOf: (ref) => ref as SavedRef,
+  };
+}
+
+/** The crawl report of a build that found every list unchanged and requested no details. */
+function unchangedReport(calendars: number, events: number, lists: ListRecord[]): CrawlReport {
+  return {
+    calendars,
+    events,
+    detailsFetched: 0,
+    detailsNotModified: 0,
+    detailsReused: events,
+    detailsFailed: [],
+    listsNotModified: lists.length,
+    pages: lists.reduce((n, l) => n + l.entry.pages.length, 0),
+    warnings: [],
+    lists,
   };
 }
 
@@ -378,18 +385,7 @@ function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClie
     upToDate: true,
     calendars,
     events,
-    report: {
-      calendars,
-      events,
-      detailsFetched: 0,
-      detailsNotModified: 0,
-      detailsReused: events,
-      detailsFailed: [],
-      listsNotModified: record.lists.length,
-      pages: record.lists.reduce((n, l) => n + l.entry.pages.length, 0),
-      warnings: [],
-      lists: record.lists,
-    },
+    report: unchangedReport(calendars, events, record.lists),
     http: client.stats,
     history: { new: 0, changed: 0, removed: 0 },
     eventFiles: { rendered: 0, kept: eventFiles },
