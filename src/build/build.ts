@@ -39,7 +39,7 @@ import { httpOptions, withPortalSource, type PortalSource } from './source.js';
 import { formatProgress } from './progress.js';
 import { renderSite } from './render-site.js';
 import { EventSpool, type EventRef } from './spool.js';
-import { loadSavedSpool, prepareSavedSpool, type SavedRef, type SavedSpool } from './saved-spool.js';
+import { loadSavedSpool, prepareSavedSpool, type SavedSpool } from './saved-spool.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { toSummary, type BuildSummary } from './summary.js';
 import { buildInputs, checkUpToDate } from './up-to-date.js';
@@ -167,7 +167,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     // Rendered from the last build's spool: every other file of its output stays as it is, but
     // the pages of cancellations that expired now.
     // (checkUpToDate found every one of them in --out with its size moments ago, under the lock.)
-    const keptFromLastBuild = saved ? await staging.keepPublished(expiredFiles(dropped, saved.events), true) : 0;
+    const keptFromLastBuild = saved ? await staging.keepPublished(expiredFiles(dropped, saved), true) : 0;
     // The next history is made from the spooled events (history keeps nothing per live event), so
     // it is written now, beside history.json, and becomes current only after the publish.
     prepared.push(await prepareHistory(config.cacheDir, tracker.records(liveEvents(calendars, events, spool, eventFiles))));
@@ -177,7 +177,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     if (cache) {
       prepared.push(await cache.prepare(config.cacheDir));
       cache.dispose();
-      const next = await prepareSavedSpool(config.cacheDir, spool, calendars, events, gathered.slugOf);
+      const next = await prepareSavedSpool(config.cacheDir, spool, calendars, events);
       prepared.push(next);
       spoolStamp = next.stamp;
     } else spool.dispose();
@@ -265,8 +265,6 @@ interface Gathered {
   lists: ListRecord[];
   /** From when some event's details are due for a check (Infinity: never). */
   detailsDueAt: number;
-  /** The path segments of a spooled event's calendar and of the event. */
-  slugOf: (ref: EventRef) => { calendarSlug: string; slug: string };
 }
 
 interface CrawlRun {
@@ -315,7 +313,6 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
     lists: report.lists,
     // Details that failed are asked for again by the next build, whenever it runs.
     detailsDueAt: report.detailsFailed.length > 0 ? now : c.cache.oldestCheck + config.detailsMaxAgeMs,
-    slugOf: (ref) => collector.slugOf(ref),
   };
 }
 
@@ -329,7 +326,6 @@ function fromSavedSpool(saved: SavedSpool, last: LastBuild, tracker: HistoryTrac
     report: unchangedReport(saved.calendars.length, events, last.lists),
     lists: last.lists,
     detailsDueAt: last.detailsDueAt ?? Infinity,
-    slugOf: (ref) => ref as SavedRef,
   };
 }
 
@@ -351,13 +347,19 @@ function unchangedReport(calendars: number, events: number, lists: ListRecord[])
 
 /**
  * Files of the last build's output a build from its spool must not keep: the page and .ics of each
- * cancellation dropped now (unless a live event has the same path, which slugs rule out).
+ * cancellation dropped now (unless a live event has the same path, which slugs rule out), and the
+ * site files writeSiteMeta writes anew.
  */
-function expiredFiles(dropped: ReadonlyArray<{ calendarSlug: string; slug: string }>, events: ReadonlyMap<string, readonly SavedRef[]>): (relPath: string) => boolean {
+function expiredFiles(dropped: ReadonlyArray<{ calendarSlug: string; slug: string }>, saved: SavedSpool): (relPath: string) => boolean {
   const meta = new Set([paths.manifest(), paths.headers()]);
   if (dropped.length === 0) return (relPath) => meta.has(relPath);
   const live = new Set<string>();
-  for (const refs of events.values()) for (const ref of refs) live.add(paths.eventPage(ref.calendarSlug, ref.slug));
+  for (const refs of saved.events.values()) {
+    for (const ref of refs) {
+      const { calendarSlug, slug } = JSON.parse(saved.spool.json(ref)) as FeedEvent;
+      live.add(paths.eventPage(calendarSlug, slug));
+    }
+  }
   const gone = new Set<string>();
   for (const { calendarSlug, slug } of dropped) {
     if (live.has(paths.eventPage(calendarSlug, slug))) continue;

@@ -46,12 +46,6 @@ export class Collector implements CrawlSink {
     return new Map([...this.byId].map(([id, state]) => [id, state.events]));
   }
 
-  /** The path segments of a spooled event's calendar and of the event. */
-  slugOf(ref: EventRef): { calendarSlug: string; slug: string } {
-    const state = this.state(ref.calendarId);
-    return { calendarSlug: state.calendar.slug, slug: this.slug(state, ref.id) };
-  }
-
   published(relPath: string): Promise<Buffer | undefined> {
     return this.staging.readPublished(relPath);
   }

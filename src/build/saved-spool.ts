@@ -21,29 +21,22 @@ const INDEX = 'events.spool.json';
 const VERSION = 1;
 
 
-/** A live event's ref, with the path segments of its own files. */
-export interface SavedRef extends EventRef {
-  calendarSlug: string;
-  slug: string;
-}
-
 export interface SavedSpool {
   spool: EventSpool;
   calendars: Calendar[];
   /** Refs by calendar id, in the order the build spooled them. */
-  events: Map<string, SavedRef[]>;
+  events: Map<string, EventRef[]>;
 }
 
 /**
  * Move the build's spool into the cache folder beside its index (as temp files): commit() makes
- * them the saved spool, discard() deletes them. `slugs` gives a ref's calendar and event segments.
+ * them the saved spool, discard() deletes them.
  */
 export async function prepareSavedSpool(
   cacheDir: string,
   spool: EventSpool,
   calendars: readonly Calendar[],
-  events: ReadonlyMap<string, readonly EventRef[]>,
-  slugOf: (ref: EventRef) => { calendarSlug: string; slug: string },
+  events: ReadonlyMap<string, Iterable<EventRef>>,
 ): Promise<PreparedFile & { stamp: SpoolStamp }> {
   const temp = join(cacheDir, `${DATA}.${process.pid}.tmp`);
   const dropData = (): void => rmSync(temp, { force: true });
@@ -52,7 +45,7 @@ export async function prepareSavedSpool(
   let stamp: SpoolStamp;
   try {
     stamp = { id: randomUUID(), bytes: statSync(temp).size };
-    index = await preparePiecesAtomic(join(cacheDir, INDEX), indexLines(stamp, calendars, events, slugOf));
+    index = await preparePiecesAtomic(join(cacheDir, INDEX), indexLines(stamp, calendars, events));
   } catch (error) {
     dropData();
     throw error;
@@ -70,18 +63,12 @@ export async function prepareSavedSpool(
   };
 }
 
-function* indexLines(
-  stamp: SpoolStamp,
-  calendars: readonly Calendar[],
-  events: ReadonlyMap<string, readonly EventRef[]>,
-  slugOf: (ref: EventRef) => { calendarSlug: string; slug: string },
-): Generator<string> {
+function* indexLines(stamp: SpoolStamp, calendars: readonly Calendar[], events: ReadonlyMap<string, Iterable<EventRef>>): Generator<string> {
   yield JSON.stringify({ version: VERSION, ...stamp, calendars }) + '\n';
   for (const cal of calendars) {
     for (const ref of events.get(cal.id) ?? []) {
-      const { calendarSlug, slug } = slugOf(ref);
-      const { calendarId, id, start, end, stamp: at_, pageStart, pageEnd, cancelled, at, jsonBytes, veventBytes } = ref;
-      yield JSON.stringify([calendarId, id, calendarSlug, slug, start, end, at_, pageStart, pageEnd, cancelled ? 1 : 0, at, jsonBytes, veventBytes]) + '\n';
+      const { calendarId, id, start, end, pageStart, pageEnd, cancelled, at, jsonBytes, veventBytes } = ref;
+      yield JSON.stringify([calendarId, id, start, end, ref.stamp, pageStart, pageEnd, cancelled ? 1 : 0, at, jsonBytes, veventBytes]) + '\n';
     }
   }
 }
@@ -108,7 +95,7 @@ export async function loadSavedSpool(cacheDir: string, stamp: SpoolStamp): Promi
   }
   if (header.version !== VERSION || header.id !== stamp.id || header.bytes !== stamp.bytes || !Array.isArray(header.calendars)) return undefined;
   const calendars = header.calendars as Calendar[];
-  const events = new Map<string, SavedRef[]>(calendars.map((c) => [c.id, []]));
+  const events = new Map<string, EventRef[]>(calendars.map((c) => [c.id, []]));
   for (let i = 1; i < lines.length; i++) {
     const ref = parseRef(lines[i]!, stamp.bytes);
     const list = ref && events.get(ref.calendarId);
@@ -118,24 +105,22 @@ export async function loadSavedSpool(cacheDir: string, stamp: SpoolStamp): Promi
   return { spool: EventSpool.open(join(cacheDir, DATA)), calendars, events };
 }
 
-function parseRef(line: string, size: number): SavedRef | undefined {
+function parseRef(line: string, size: number): EventRef | undefined {
   let v: unknown;
   try {
     v = JSON.parse(line);
   } catch {
     return undefined;
   }
-  if (!Array.isArray(v) || v.length !== 13) return undefined;
-  const [calendarId, id, calendarSlug, slug, ...numbers] = v as unknown[];
-  if (typeof calendarId !== 'string' || typeof id !== 'string' || typeof calendarSlug !== 'string' || typeof slug !== 'string') return undefined;
+  if (!Array.isArray(v) || v.length !== 11) return undefined;
+  const [calendarId, id, ...numbers] = v as unknown[];
+  if (typeof calendarId !== 'string' || typeof id !== 'string') return undefined;
   if (!numbers.every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
   const [start, end, stamp, pageStart, pageEnd, cancelled, at, jsonBytes, veventBytes] = numbers as number[];
   if (at! < 0 || jsonBytes! < 0 || veventBytes! < 0 || at! + jsonBytes! + veventBytes! > size) return undefined;
   return {
     calendarId,
     id,
-    calendarSlug,
-    slug,
     start: start!,
     end: end!,
     stamp: stamp!,
