@@ -115,10 +115,11 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     if (history.note) log.info(`history: ${history.note}`);
     const rendered = await loadRendered(config.cacheDir);
     if (rendered.note) log.info(`render record: ${rendered.note}`);
-    // Only "now" moved since the last build: its spool holds every event as it still stands.
+    // Only "now" moved since the last build: its spool holds every event as it still stands, with
+    // the history it was published with (so not when that history is gone: events count as new).
     const lastBuild = upToDate.timeMoved;
-    const saved = lastBuild?.spool ? await loadSavedSpool(config.cacheDir, lastBuild.spool) : undefined;
-    if (lastBuild && !saved) log.info('the last build left no usable spool of its events: reading them all again');
+    const saved = lastBuild?.spool && !history.note ? await loadSavedSpool(config.cacheDir, lastBuild.spool) : undefined;
+    if (lastBuild && !saved) log.info('the last build left no usable spool of its events, or no history: reading them all again');
     staging = await createStaging(outDir);
 
     const site: SiteContext = {

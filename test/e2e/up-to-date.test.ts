@@ -230,6 +230,21 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     }
   });
 
+  it('when only time moved but the saved events or the history are gone, the events are read again, to the same bytes', async () => {
+    for (const gone of ['events.spool', 'events.spool.json', 'history.json']) {
+      const { portal, site, cache, first } = await fresh(DAY1_0900);
+      const { stableUntil: until } = await lastBuild(cache);
+      const cold = await contents(await coldBuild(portal, cache, until!));
+      await rm(join(cache, gone));
+      const built = await build(portal, site, cache, until!);
+      expect(built.log, gone).toContain('reading them all again');
+      expect(built.log, gone).not.toContain("Rendered from the last build's events");
+      // Without the history every event is new again; with it, the bytes are the cold build's.
+      if (gone !== 'history.json') expect(await contents(site), gone).toEqual(cold);
+      else expect(built.summary.changes.newEvents).toBe(first.events);
+    }
+  });
+
   it('a missing or damaged record of the last build means a build, never an error', async () => {
     const { portal, site, cache } = await fresh(DAY1_0900);
     const record = join(cache, 'last-build.json');
