@@ -150,6 +150,8 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       spool = EventSpool.create(staging.dir);
       gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool, probe: upToDate.probe, started });
     }
+    // Every live event's page is rendered: the rest of the build renders in this thread.
+    await pages.stopThreads();
     const { calendars, events, report } = gathered;
     const total = [...events.values()].reduce((n, list) => n + list.length, 0);
     const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish();

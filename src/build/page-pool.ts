@@ -21,6 +21,12 @@ export interface RenderedEvent {
 export interface PageRenderer {
   /** Render an event's VEVENT, and its page too when `page` is true. */
   render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent>;
+  /**
+   * Stop the worker threads once their jobs are done; later renders run in this thread. For the
+   * rest of a build after the crawl, which renders only removed events' files: an idle worker
+   * still holds its whole heap (about 70 MB of a 100,000-event build's peak memory).
+   */
+  stopThreads(): Promise<void>;
   close(): Promise<void>;
   /** Worker threads rendering (0: this thread renders). */
   readonly threads: number;
@@ -38,7 +44,7 @@ export function createPageRenderer(html: HtmlRenderer, site: SiteContext, templa
   const workers = Math.min(maxWorkers, availableParallelism() - 1);
   // From TypeScript sources (vitest, tsx) there is no compiled page-worker.js to start.
   if (workers < 1 || !import.meta.url.endsWith('.js')) return inThread(html, site);
-  return new WorkerPool(fileURLToPath(workerFile), workers, { templates, site });
+  return new WorkerPool(fileURLToPath(workerFile), workers, { templates, site }, inThread(html, site));
 }
 
 /** One render job, done in whichever thread runs it. */
@@ -49,6 +55,7 @@ export function renderEvent(html: HtmlRenderer, site: SiteContext, cal: Calendar
 function inThread(html: HtmlRenderer, site: SiteContext): PageRenderer {
   return {
     render: async (cal, event, page) => renderEvent(html, site, cal, event, page),
+    stopThreads: async () => undefined,
     close: async () => undefined,
     threads: 0,
   };
@@ -65,10 +72,19 @@ class WorkerPool implements PageRenderer {
   private readonly pending = new Map<number, { worker: number } & Pending>();
   private nextId = 0;
   private failure: Error | undefined;
-  readonly threads: number;
+  // Set by stopThreads(): renders go to `local` from then on.
+  private stopped: Promise<void> | undefined;
+  private whenIdle: (() => void) | undefined;
+  // A terminated worker exits with code 1: that is no failure.
+  private terminating = false;
 
-  constructor(file: string, count: number, data: PageWorkerData) {
-    this.threads = count;
+  constructor(
+    file: string,
+    count: number,
+    data: PageWorkerData,
+    /** Renders in this thread, once the workers are stopped. */
+    private readonly local: PageRenderer,
+  ) {
     for (let i = 0; i < count; i++) {
       const worker = new Worker(file, { workerData: data });
       // An idle worker must not keep a finished (or failed) build's process alive.
@@ -76,15 +92,20 @@ class WorkerPool implements PageRenderer {
       worker.on('message', (reply: PageReply) => this.settle(i, reply));
       worker.on('error', (error) => this.fail(new CalfeedError('BUILD', `Rendering worker failed: ${error.message}`, { cause: error })));
       worker.on('exit', (code) => {
-        if (code !== 0) this.fail(new CalfeedError('BUILD', `Rendering worker stopped unexpectedly (exit code ${code}).`));
+        if (code !== 0 && !this.terminating) this.fail(new CalfeedError('BUILD', `Rendering worker stopped unexpectedly (exit code ${code}).`));
       });
       this.workers.push(worker);
       this.load.push(0);
     }
   }
 
+  get threads(): number {
+    return this.stopped ? 0 : this.workers.length;
+  }
+
   render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent> {
     if (this.failure) return Promise.reject(this.failure);
+    if (this.stopped) return this.local.render(cal, event, page);
     // The least busy worker; jobs are small and similar, so this keeps them evenly loaded.
     let w = 0;
     for (let i = 1; i < this.load.length; i++) if (this.load[i]! < this.load[w]!) w = i;
@@ -98,8 +119,22 @@ class WorkerPool implements PageRenderer {
     });
   }
 
+  stopThreads(): Promise<void> {
+    this.stopped ??= new Promise<void>((resolve) => {
+      if (this.pending.size === 0) resolve();
+      else this.whenIdle = resolve;
+    }).then(() => this.terminate());
+    return this.stopped;
+  }
+
   async close(): Promise<void> {
     this.fail(new CalfeedError('BUILD', 'internal: rendering workers were closed with work pending'));
+    await this.terminate();
+  }
+
+  // Terminating a worker twice (stopThreads, then close) is harmless.
+  private async terminate(): Promise<void> {
+    this.terminating = true;
     await Promise.all(this.workers.map((worker) => worker.terminate()));
   }
 
@@ -108,7 +143,10 @@ class WorkerPool implements PageRenderer {
     if (!job) return;
     this.pending.delete(reply.id);
     this.load[worker]!--;
-    if (this.pending.size === 0) this.workers.forEach((w) => w.unref());
+    if (this.pending.size === 0) {
+      this.workers.forEach((w) => w.unref());
+      this.idle();
+    }
     if ('error' in reply) {
       const code = (reply.error.code ?? 'BUILD') as ErrorCode;
       job.reject(new CalfeedError(code, reply.error.message));
@@ -121,5 +159,12 @@ class WorkerPool implements PageRenderer {
     this.failure ??= error;
     for (const job of this.pending.values()) job.reject(this.failure);
     this.pending.clear();
+    this.idle();
+  }
+
+  private idle(): void {
+    const resolve = this.whenIdle;
+    this.whenIdle = undefined;
+    resolve?.();
   }
 }

@@ -44,6 +44,31 @@ describe('page renderer worker pool (compiled)', () => {
     }
   });
 
+  it('finishes the jobs in flight when its threads stop, then renders the same bytes in this thread', async () => {
+    const site = sampleSite();
+    const html = await loadHtmlRenderer();
+    const pool = createPageRenderer(html, site, undefined);
+    try {
+      const cal = sampleCalendar();
+      const events = Array.from({ length: 20 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
+      const inFlight = events.map((e) => pool.render(cal, e, true));
+      const stopped = pool.stopThreads();
+      const after = events.map((e) => pool.render(cal, e, true));
+      await stopped;
+      expect(pool.threads).toBe(0);
+      const results = await Promise.all([...inFlight, ...after, ...events.map((e) => pool.render(cal, e, false))]);
+      results.forEach((r, i) => {
+        const event = events[i % events.length]!;
+        expect(r.vevent).toBe(veventText(event, site));
+        if (i < 2 * events.length) expect(r.page).toBe(html.event(cal, event, site));
+        else expect(r.page).toBeUndefined();
+      });
+      await pool.stopThreads();
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('fails a render with the template error, named, when a user template breaks inside a worker', async () => {
     const templates = path.join(dir, 'broken');
     await mkdir(path.join(templates, 'pages'), { recursive: true });
