@@ -140,6 +140,11 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
     return this.count;
   }
 
+  /** The path in a slot, reserved or listed (a new string each call). */
+  pathAt(slot: number): string {
+    return this.index.keyAt(slot);
+  }
+
   /** Size of a listed file by its slotOf() number. */
   sizeAt(slot: number): number {
     return this.sizes[slot]!;

@@ -28,6 +28,7 @@ import { paths } from '../paths.js';
 import { checkOnWrite, chunkCheckFor, type ChunkCheck } from './content-check.js';
 import { type CarryPlan, checkFolders, cleanFolders, folderOf } from './carry.js';
 import { FileTable } from './file-table.js';
+import { PathClaims } from './path-claims.js';
 import { errno, Limiter, sha256Digest } from './fs-util.js';
 import { scanManifest } from './manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
@@ -191,14 +192,11 @@ class DirStaging implements Staging {
   private readonly staged = new FileTable();
   // Claims, so two outputs can never land on one file of a case-insensitive file system or CDN:
   // a lower-case file path is claimed by its slot in `staged`; a path with capitals under its
-  // lower-cased form here (-> the path); every folder on the way under its lower-cased form in
-  // folderClaims (-> the first file in it: a folder's exact spelling is a prefix of that file).
-  // Keys are the paths themselves when already lower case, so no path is copied.
-  private readonly upperClaims = new Map<string, string>();
-  private readonly folderClaims = new Map<string, string>();
-  // Folders claimed but not yet made in staging. A folder leaves the set once made, so a folder
-  // not in it exists: each is made with one plain mkdir, parents first, never mkdir -p.
-  private readonly dirsToMake = new Set<string>();
+  // lower-cased form in upperClaims; every folder on the way under its lower-cased form in
+  // folderClaims. Each names the slot of the file that claimed it (for a folder: the first file in
+  // it, whose path starts with the folder's exact spelling).
+  private readonly upperClaims = new PathClaims();
+  private readonly folderClaims = new PathClaims();
   // Paths isPublished() found listed and on disk with their listed size, so the keep() that
   // follows does not lstat the published file a second time. Emptied as the paths are claimed.
   private readonly checkedPublished = new Set<string>();
@@ -531,41 +529,57 @@ class DirStaging implements Staging {
     // parents claimed then, so the walk starts below the deepest such folder.
     const open: string[] = [];
     for (let f = folder; f !== ''; f = f.slice(0, Math.max(0, f.lastIndexOf('/')))) {
-      const key = lowerKey(f);
-      const by = this.folderClaims.get(key);
-      if (by !== undefined && isFolderOf(f, by)) break;
+      const id = this.folderClaims.find(lowerKey(f));
+      if (id >= 0 && this.spelledAs(id, f)) break;
       open.push(f);
     }
+    // Everything is checked before anything is claimed, so a refused path claims nothing. (The
+    // checks do not depend on one another: keys of different depths never match.)
+    const keys = open.map(lowerKey);
     for (let i = open.length - 1; i >= 0; i--) {
-      const f = open[i]!;
-      const key = lowerKey(f);
-      const file = this.fileClaim(key);
+      const file = this.fileClaim(keys[i]!);
       if (file !== undefined) throw collision(relPath, file);
-      const by = this.folderClaims.get(key);
-      if (by === undefined) {
-        this.folderClaims.set(key, relPath);
-        this.dirsToMake.add(f);
-      } else if (!isFolderOf(f, by)) throw collision(relPath, by);
+      // Claimed, but not under this spelling (the walk above stopped at the one that was).
+      const by = this.folderClaims.find(keys[i]!);
+      if (by >= 0) throw collision(relPath, this.staged.pathAt(this.folderClaims.claimer(by)));
     }
     const key = lowerKey(relPath);
-    const prior = this.fileClaim(key) ?? this.folderClaims.get(key);
+    const prior = this.fileClaim(key) ?? this.folderClaimer(key);
     if (prior !== undefined) throw collision(relPath, prior);
-    if (key !== relPath) this.upperClaims.set(key, relPath);
+    // The slot reserve() gives the path, which is new.
+    const slot = this.staged.slotCount();
+    for (let i = open.length - 1; i >= 0; i--) this.folderClaims.add(keys[i]!, slot, keys[i] === open[i] ? LOWER_CASE : 0);
+    if (key !== relPath) this.upperClaims.add(key, slot);
     this.staged.reserve(relPath);
     return folder;
   }
 
-  /** The file that claimed a lower-cased path, if any. */
-  private fileClaim(key: string): string | undefined {
-    return this.staged.claimed(key) ? key : this.upperClaims.get(key);
+  /** Whether the folder claimed with this id was claimed under exactly this spelling. */
+  private spelledAs(id: number, folder: string): boolean {
+    // Most folders are lower case: no path is read back to tell.
+    if (this.folderClaims.has(id, LOWER_CASE)) return folder === lowerKey(folder);
+    return isFolderOf(folder, this.staged.pathAt(this.folderClaims.claimer(id)));
   }
 
-  // Every folder on the way was claimed (and so is in dirsToMake until made): make the missing
-  // ones top down, each with a plain mkdir whose parent is known to exist.
+  /** The file that claimed a lower-cased path, if any. */
+  private fileClaim(key: string): string | undefined {
+    if (this.staged.claimed(key)) return key;
+    const id = this.upperClaims.find(key);
+    return id < 0 ? undefined : this.staged.pathAt(this.upperClaims.claimer(id));
+  }
+
+  /** The first file in the folder claimed under a lower-cased path, if any. */
+  private folderClaimer(key: string): string | undefined {
+    const id = this.folderClaims.find(key);
+    return id < 0 ? undefined : this.staged.pathAt(this.folderClaims.claimer(id));
+  }
+
+  // Every folder on the way was claimed (and is marked MADE once made): make the missing ones top
+  // down, each with a plain mkdir whose parent is known to exist, never mkdir -p.
   private ensureDir(folder: string): void {
-    if (!this.dirsToMake.has(folder)) return; // made already (or '', the staging folder itself)
+    if (this.isMade(folder)) return; // made already (or '', the staging folder itself)
     const missing: string[] = [];
-    for (let f = folder; f !== '' && this.dirsToMake.has(f); f = f.slice(0, Math.max(0, f.lastIndexOf('/')))) missing.push(f);
+    for (let f = folder; !this.isMade(f); f = f.slice(0, Math.max(0, f.lastIndexOf('/')))) missing.push(f);
     for (let i = missing.length - 1; i >= 0; i--) {
       const f = missing[i]!;
       try {
@@ -573,8 +587,15 @@ class DirStaging implements Staging {
       } catch (error) {
         if (errno(error) !== 'EEXIST') throw error;
       }
-      this.dirsToMake.delete(f);
+      this.folderClaims.set(this.folderClaims.find(lowerKey(f)), MADE);
     }
+  }
+
+  // A folder nobody claimed counts as made: '' (the staging folder itself) is the only one asked.
+  private isMade(folder: string): boolean {
+    if (folder === '') return true;
+    const id = this.folderClaims.find(lowerKey(folder));
+    return id < 0 || this.folderClaims.has(id, MADE);
   }
 
   // A hard link, synchronously; undefined when done. Without hard links: a copy with the old
@@ -602,7 +623,11 @@ class DirStaging implements Staging {
   }
 }
 
-/** The Map key for a path: the path itself when it is already lower case (no second string). */
+// Folder claim flags: claimed under its lower-case spelling; made in staging.
+const LOWER_CASE = 1;
+const MADE = 2;
+
+/** The claim key for a path: the path itself when it is already lower case (no second string). */
 function lowerKey(p: string): string {
   const lower = p.toLowerCase();
   return lower === p ? p : lower;

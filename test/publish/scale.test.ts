@@ -80,6 +80,65 @@ describe('staging claims', () => {
     await discard(staging);
   });
 
+  it('accepts and refuses exactly what claims kept as plain Maps of paths did, over random case-twin paths', async () => {
+    // The Map-based claims staging used before PathClaims, as the oracle: same walk, same messages.
+    const files = new Set<string>();
+    const upper = new Map<string, string>();
+    const folders = new Map<string, string>();
+    const lower = (p: string): string => p.toLowerCase();
+    const isFolderOf = (folder: string, by: string): boolean => by.length > folder.length && by[folder.length] === '/' && by.startsWith(folder);
+    const fileClaim = (key: string): string | undefined => (files.has(key) ? key : upper.get(key));
+    const oracle = (relPath: string): string | undefined => {
+      const open: string[] = [];
+      for (let f = relPath.slice(0, Math.max(0, relPath.lastIndexOf('/'))); f !== ''; f = f.slice(0, Math.max(0, f.lastIndexOf('/')))) {
+        const by = folders.get(lower(f));
+        if (by !== undefined && isFolderOf(f, by)) break;
+        open.push(f);
+      }
+      for (const f of open.reverse()) {
+        const other = fileClaim(lower(f));
+        if (other !== undefined) return `${relPath} and ${other} collide`;
+        const by = folders.get(lower(f));
+        if (by === undefined) folders.set(lower(f), relPath);
+        else if (!isFolderOf(f, by)) return `${relPath} and ${by} collide`;
+      }
+      const prior = fileClaim(lower(relPath)) ?? folders.get(lower(relPath));
+      if (prior === relPath) return `same file ${relPath}`;
+      if (prior !== undefined) return `${relPath} and ${prior} collide`;
+      if (lower(relPath) === relPath) files.add(relPath);
+      else upper.set(lower(relPath), relPath);
+      return undefined;
+    };
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const segments = ['a', 'A', 'b', 'B', 'ab', 'aB', 'Ab', 'İ', 'i̇', 'ς', 'Σ'];
+    const staging = await createStaging(path.join(await tempDir(), 'out'));
+    let refused = 0;
+    for (let n = 0; n < 600; n++) {
+      // Mostly new file names (folders then collide by case), sometimes a bare segment deeper down
+      // (files and folders collide too).
+      const parts = Array.from({ length: 1 + random(4) }, () => segments[random(segments.length)]!);
+      if (parts.length < 3 || random(8) > 0) parts.push(`${segments[random(segments.length)]}${n}.txt`);
+      const relPath = parts.join('/');
+      const expected = oracle(relPath);
+      const message = await staging.write(relPath, relPath).then(
+        () => undefined,
+        (e: unknown) => (e as Error).message,
+      );
+      if (expected === undefined) expect(message, relPath).toBeUndefined();
+      else {
+        refused++;
+        expect(message, relPath).toContain(expected);
+      }
+    }
+    expect(refused).toBeGreaterThan(100);
+    expect(staging.files().size).toBeGreaterThan(100);
+    await discard(staging);
+  });
+
   it('lists a file only once its bytes are staged: a write that fails leaves no entry', async () => {
     const staging = await createStaging(path.join(await tempDir(), 'out'));
     await staging.write('a.html', 'a');
