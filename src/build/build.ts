@@ -259,10 +259,13 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   }
 }
 
+/** A calendar's spooled events: a RefList from the crawl, an array from the saved spool. */
+type SpooledRefs = Iterable<EventRef> & { readonly length: number };
+
 /** What a build renders from: the calendars, their events as spooled, and what the crawl found. */
 interface Gathered {
   calendars: Calendar[];
-  events: ReadonlyMap<string, readonly EventRef[]>;
+  events: ReadonlyMap<string, SpooledRefs>;
   report: CrawlReport;
   /** The lists the events came from, as the cache recorded them. */
   lists: ListRecord[];
@@ -402,7 +405,7 @@ function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClie
 }
 
 /** Every live event as spooled, with the fingerprint its page and .ics were rendered from. */
-function* liveEvents(calendars: Calendar[], events: ReadonlyMap<string, readonly EventRef[]>, spool: EventSpool, files: EventFiles): Generator<LiveEvent> {
+function* liveEvents(calendars: Calendar[], events: ReadonlyMap<string, Iterable<EventRef>>, spool: EventSpool, files: EventFiles): Generator<LiveEvent> {
   for (const cal of calendars) {
     for (const ref of events.get(cal.id) ?? []) {
       const json = spool.json(ref);

@@ -2,7 +2,7 @@
 // the staging folder as the JSON mirror (so no raw body is held longer than one callback), the
 // parsed JSON is normalized into the model right away, joined with its history, the event's own
 // page and .ics are written then and there (EventFiles), and the event goes to the spool for the
-// calendar-level render, leaving only a small ref in memory.
+// calendar-level render, leaving only a small ref in memory (in a RefList, no object per event).
 
 import type { CrawlSink, DocSource, ListDoc } from '../crawl/index.js';
 import type { Calendar, SiteContext } from '../model.js';
@@ -13,14 +13,15 @@ import type { Logger } from '../log.js';
 import type { HistoryTracker } from '../state/history.js';
 import type { EventFiles } from './event-files.js';
 import { eventFacts } from './render-keys.js';
-import type { EventRef, EventSpool } from './spool.js';
+import { RefList } from './ref-list.js';
+import type { EventSpool } from './spool.js';
 
 interface CalendarState {
   calendar: Calendar;
   /** Raw list entries waiting for their details, by event id. */
   pending: Map<string, unknown>;
   segments: Map<string, string>;
-  events: EventRef[];
+  events: RefList;
 }
 
 /** Collects the model while writing the mirror into staging. */
@@ -42,8 +43,15 @@ export class Collector implements CrawlSink {
   ) {}
 
   /** Spooled events of every calendar (with their history), in the order their details arrived. */
-  events(): Map<string, EventRef[]> {
+  events(): Map<string, RefList> {
     return new Map([...this.byId].map(([id, state]) => [id, state.events]));
+  }
+
+  /** How many events are spooled. */
+  get spooled(): number {
+    let count = 0;
+    for (const state of this.byId.values()) count += state.events.length;
+    return count;
   }
 
   published(relPath: string): Promise<Buffer | undefined> {
@@ -59,7 +67,7 @@ export class Collector implements CrawlSink {
       const slug = segments.get(calendar.id) ?? calendar.slug;
       const withSlug = { ...calendar, slug };
       this.calendars.push(withSlug);
-      this.byId.set(calendar.id, { calendar: withSlug, pending: new Map(), segments: new Map(), events: [] });
+      this.byId.set(calendar.id, { calendar: withSlug, pending: new Map(), segments: new Map(), events: new RefList(calendar.id) });
     }
   }
 

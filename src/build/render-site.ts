@@ -24,8 +24,8 @@ const CALENDAR_FILES: readonly CalendarFile[] = ['calendar.ics', 'rss.xml', 'ato
 
 export interface RenderInput {
   calendars: Calendar[];
-  /** Spooled live events per calendar id. */
-  events: ReadonlyMap<string, readonly EventRef[]>;
+  /** Spooled live events per calendar id (made as objects one calendar at a time; see RefList). */
+  events: ReadonlyMap<string, Iterable<EventRef>>;
   spool: EventSpool;
   /** Events gone from the API, kept as cancellations in iCalendar only. */
   removed: FeedEvent[];

@@ -1,0 +1,85 @@
+// A calendar's spooled events as the build keeps them from the crawl to the calendar-level render:
+// the fields of each EventRef in typed arrays (a struct of arrays) instead of one object each. An
+// EventRef object cost about 200 bytes (the object, and five of its numbers boxed as heap numbers),
+// all live through the crawl's peak at 100,000 events and traced by every full collection; here a
+// ref costs 57 bytes of typed arrays and its id's slot (the id string is the event's own). The
+// refs are made again as objects, one calendar at a time, when the render reads them.
+
+import type { EventRef } from './spool.js';
+
+// Per ref: start, end, stamp, pageStart, pageEnd, at (numbers), jsonBytes, veventBytes (sizes).
+const NUMBERS = 6;
+const SIZES = 2;
+
+/** The refs of one calendar's spooled events, in the order they were pushed. */
+export class RefList implements Iterable<EventRef> {
+  private count = 0;
+  private numbers = new Float64Array(NUMBERS * 16);
+  private sizes = new Uint32Array(SIZES * 16);
+  private cancelled = new Uint8Array(16);
+  private readonly ids: string[] = [];
+
+  constructor(readonly calendarId: string) {}
+
+  get length(): number {
+    return this.count;
+  }
+
+  /** Keep a ref of this calendar (its fields are copied; the object is not kept). */
+  push(ref: EventRef): void {
+    if (ref.calendarId !== this.calendarId) throw new Error(`internal: a ref of calendar "${ref.calendarId}" pushed to "${this.calendarId}"`);
+    // A spooled event is far smaller than 4 GB; a size that does not fit would silently wrap.
+    if (!(ref.jsonBytes <= 0xffffffff && ref.veventBytes <= 0xffffffff)) throw new RangeError(`internal: spooled event "${ref.id}" is too large`);
+    const i = this.count++;
+    if (i === this.cancelled.length) this.grow();
+    const n = i * NUMBERS;
+    const numbers = this.numbers;
+    numbers[n] = ref.start;
+    numbers[n + 1] = ref.end;
+    numbers[n + 2] = ref.stamp;
+    numbers[n + 3] = ref.pageStart;
+    numbers[n + 4] = ref.pageEnd;
+    numbers[n + 5] = ref.at;
+    this.sizes[i * SIZES] = ref.jsonBytes;
+    this.sizes[i * SIZES + 1] = ref.veventBytes;
+    this.cancelled[i] = ref.cancelled ? 1 : 0;
+    this.ids.push(ref.id);
+  }
+
+  /** The ref at index i, as a new object. */
+  at(i: number): EventRef {
+    if (!(i >= 0 && i < this.count)) throw new RangeError(`no ref ${i} (length ${this.count})`);
+    const n = i * NUMBERS;
+    const numbers = this.numbers;
+    return {
+      calendarId: this.calendarId,
+      id: this.ids[i]!,
+      start: numbers[n]!,
+      end: numbers[n + 1]!,
+      stamp: numbers[n + 2]!,
+      pageStart: numbers[n + 3]!,
+      pageEnd: numbers[n + 4]!,
+      cancelled: this.cancelled[i] === 1,
+      at: numbers[n + 5]!,
+      jsonBytes: this.sizes[i * SIZES]!,
+      veventBytes: this.sizes[i * SIZES + 1]!,
+    };
+  }
+
+  *[Symbol.iterator](): Iterator<EventRef> {
+    for (let i = 0; i < this.count; i++) yield this.at(i);
+  }
+
+  private grow(): void {
+    const cap = this.cancelled.length * 2;
+    const numbers = new Float64Array(cap * NUMBERS);
+    numbers.set(this.numbers);
+    this.numbers = numbers;
+    const sizes = new Uint32Array(cap * SIZES);
+    sizes.set(this.sizes);
+    this.sizes = sizes;
+    const cancelled = new Uint8Array(cap);
+    cancelled.set(this.cancelled);
+    this.cancelled = cancelled;
+  }
+}
