@@ -103,6 +103,9 @@ export class Collector implements CrawlSink {
   private async add(state: CalendarState, eventId: string, slug: string, details: unknown): Promise<void> {
     const entry = state.pending.get(eventId);
     state.pending.delete(eventId);
+    // Every listed event of the calendar has arrived (the crawler asks for the details of each id
+    // it listed, once): its segments are not needed again, and would stay for the rest of the build.
+    if (state.pending.size === 0) state.segments = new Map();
     const { event, warnings } = normalizeEvent(entry ?? {}, details, state.calendar, slug, this.normalize);
     this.report(warnings);
     this.listed++;
