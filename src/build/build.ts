@@ -93,6 +93,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   let spool: EventSpool | undefined;
   let pages: PageRenderer | undefined;
   let cache: CrawlCache | undefined;
+  let lastSpool: SavedSpool | undefined;
   // State files written beside their final names, made current only after the publish.
   const prepared: PreparedFile[] = [];
   try {
@@ -115,10 +116,13 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     if (history.note) log.info(`history: ${history.note}`);
     const rendered = await loadRendered(config.cacheDir);
     if (rendered.note) log.info(`render record: ${rendered.note}`);
-    // Only "now" moved since the last build: its spool holds every event as it still stands, with
-    // the history it was published with (so not when that history is gone: events count as new).
+    // The last build's events, when its output and state are current (checkUpToDate) and so is
+    // the history they were published with (without it, events count as new).
+    const intact = upToDate.intact;
+    lastSpool = intact?.spool && !history.note ? await loadSavedSpool(config.cacheDir, intact.spool) : undefined;
+    // Only "now" moved since the last build: all its events still stand.
     const lastBuild = upToDate.timeMoved;
-    const saved = lastBuild?.spool && !history.note ? await loadSavedSpool(config.cacheDir, lastBuild.spool) : undefined;
+    const saved = lastBuild ? lastSpool : undefined;
     if (lastBuild && !saved) log.info('the last build left no usable spool of its events, or no history: reading them all again');
     staging = await createStaging(outDir);
 
@@ -148,7 +152,8 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       if (cache.loadNote) log.info(`cache: ${cache.loadNote}`);
       cache.spillTo(staging.dir);
       spool = EventSpool.create(staging.dir);
-      gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool, probe: upToDate.probe, started });
+      gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool, lastSpool, probe: upToDate.probe, started });
+      if (gathered.reused.length > 0) log.info(`${gathered.reused.length} of ${gathered.calendars.length} calendars unchanged at the portal: their events taken from the last build.`);
     }
     // Every live event's page is rendered: the rest of the build renders in this thread.
     await pages.stopThreads();
@@ -168,9 +173,14 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       renderedBefore: (calendarId, eventId) => tracker.renderedBefore(calendarId, eventId),
     });
     // Rendered from the last build's spool: every other file of its output stays as it is, but
-    // the pages of cancellations that expired now.
-    // (checkUpToDate found every one of them in --out with its size moments ago, under the lock.)
-    const keptFromLastBuild = saved ? await staging.keepPublished(expiredFiles(dropped, saved), true) : 0;
+    // the pages of cancellations that expired now; so do the mirrors and event pages of calendars
+    // whose events came from it. (checkUpToDate found every file of --out with its size moments
+    // ago, under the lock.)
+    const keepLast = saved ? () => true : underCalendars(gathered.reused);
+    const expired = lastSpool && (saved || gathered.reused.length > 0) ? expiredFiles(dropped, lastSpool) : undefined;
+    const keptFromLastBuild = expired ? await staging.keepPublished((relPath) => !keepLast(relPath) || expired(relPath), true) : 0;
+    // Read from to the end when it is this build's spool; else its events were copied already.
+    if (lastSpool && lastSpool.spool !== spool) lastSpool.spool.dispose();
     // The next history is made from the spooled events (history keeps nothing per live event), so
     // it is written now, beside history.json, and becomes current only after the publish.
     prepared.push(await prepareHistory(config.cacheDir, tracker.records(liveEvents(calendars, events, spool, eventFiles))));
@@ -204,7 +214,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     for (const file of prepared.splice(0)) await file.commit();
     await saveRendered(config.cacheDir, renderedState);
     // Events whose own files the render did not handle, kept whole from the last build's output.
-    const liveKept = saved ? total : 0;
+    const liveKept = saved ? total : gathered.reusedEvents;
     // Last, and only once all of the above is current: it vouches for the output and the state.
     const manifest = await manifestSha256(outDir);
     if (manifest !== undefined) {
@@ -227,6 +237,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       });
     }
     if (saved) log.info(`Rendered from the last build's events (nothing changed at the portal); ${keptFromLastBuild} files kept as they were.`);
+    else if (keptFromLastBuild > 0) log.info(`${keptFromLastBuild} files of unchanged calendars kept as they were.`);
     return toSummary({
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
       demo: source.demo,
@@ -245,6 +256,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     });
   } catch (error) {
     spool?.dispose();
+    lastSpool?.spool.dispose();
     cache?.dispose();
     for (const file of prepared) await file.discard().catch(() => undefined);
     if (staging) await discard(staging).catch(() => undefined);
@@ -271,6 +283,9 @@ interface Gathered {
   lists: ListRecord[];
   /** From when some event's details are due for a check (Infinity: never). */
   detailsDueAt: number;
+  /** Slugs of calendars whose events were taken from the last build's spool, and how many events. */
+  reused: readonly string[];
+  reusedEvents: number;
 }
 
 interface CrawlRun {
@@ -282,6 +297,8 @@ interface CrawlRun {
   tracker: HistoryTracker;
   eventFiles: EventFiles;
   spool: EventSpool;
+  /** The last build's events, to take an unchanged calendar's from (Collector.reuseCalendar). */
+  lastSpool: SavedSpool | undefined;
   probe: ProbeResult | undefined;
   started: number;
 }
@@ -291,7 +308,7 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
   const { config } = c.run.loaded;
   const { log, now, signal } = c.run;
   const normalize: NormalizeOptions = { timeZone: c.site.timeZone, locales: config.locales, fields: config.fields, maxFieldLength: config.maxFieldLength };
-  const collector = new Collector(c.staging, normalize, c.site, log, c.tracker, c.eventFiles, c.spool);
+  const collector = new Collector(c.staging, normalize, c.site, log, c.tracker, c.eventFiles, c.spool, c.lastSpool);
   const report: CrawlReport = await crawl(
     c.client,
     c.cache,
@@ -319,6 +336,8 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
     lists: report.lists,
     // Details that failed are asked for again by the next build, whenever it runs.
     detailsDueAt: report.detailsFailed.length > 0 ? now : c.cache.oldestCheck + config.detailsMaxAgeMs,
+    reused: collector.reused,
+    reusedEvents: collector.reusedEvents,
   };
 }
 
@@ -332,6 +351,20 @@ function fromSavedSpool(saved: SavedSpool, last: LastBuild, tracker: HistoryTrac
     report: unchangedReport(saved.calendars.length, events, last.lists),
     lists: last.lists,
     detailsDueAt: last.detailsDueAt ?? Infinity,
+    reused: saved.calendars.map((c) => c.slug),
+    reusedEvents: events,
+  };
+}
+
+/** Whether an output path is one of these calendars' mirrors or event pages (not its calendar files). */
+function underCalendars(slugs: readonly string[]): (relPath: string) => boolean {
+  const folders = new Set(slugs.flatMap((slug) => [paths.mirrorDir(slug), paths.eventsDir(slug)]));
+  // Each folder a path is in, outermost first (those folders are at most three deep).
+  return (relPath) => {
+    for (let slash = relPath.indexOf('/'), depth = 0; slash >= 0 && depth < 3; slash = relPath.indexOf('/', slash + 1), depth++) {
+      if (folders.has(relPath.slice(0, slash + 1))) return true;
+    }
+    return false;
   };
 }
 

@@ -14,6 +14,7 @@ import type { HistoryTracker } from '../state/history.js';
 import type { EventFiles } from './event-files.js';
 import { eventFacts } from './render-keys.js';
 import { RefList } from './ref-list.js';
+import type { SavedSpool } from './saved-spool.js';
 import type { EventSpool } from './spool.js';
 
 interface CalendarState {
@@ -31,6 +32,10 @@ export class Collector implements CrawlSink {
   /** Events the portal listed, and those that could not be read (no id, no start, bad time). */
   listed = 0;
   unreadable: string[] = [];
+  /** Calendars whose events were taken from the last build's spool (reuseCalendar), by slug. */
+  readonly reused: string[] = [];
+  /** How many events those calendars have. */
+  reusedEvents = 0;
 
   constructor(
     private readonly staging: Staging,
@@ -40,7 +45,37 @@ export class Collector implements CrawlSink {
     private readonly history: HistoryTracker,
     private readonly eventFiles: EventFiles,
     private readonly spool: EventSpool,
+    /** The last build's events, when its output and state are known to be current (checkUpToDate). */
+    private readonly saved?: SavedSpool,
   ) {}
+
+  /**
+   * Take a calendar's events as the last build spooled them, when the crawler found its event list
+   * and every event's details unchanged: same calendar, same events, so normalizing them again
+   * would give the same bytes. False when the last build's spool cannot stand in for them (no
+   * spool, another calendar record, or a listed event it lacks that was not unreadable then).
+   */
+  reuseCalendar(calendarId: string, eventIds: readonly string[]): boolean {
+    const saved = this.saved;
+    const state = this.state(calendarId);
+    const refs = saved?.events.get(calendarId);
+    const before = saved?.calendars.find((c) => c.id === calendarId);
+    if (!saved || !refs || !before || JSON.stringify(before) !== JSON.stringify(state.calendar)) return false;
+    const listed = new Set(eventIds);
+    // Every spooled event is still listed; a listed one the spool lacks was unreadable then, and
+    // is again (same entry, same details, same settings).
+    if (!refs.every((ref) => listed.has(ref.id))) return false;
+    for (const ref of refs) {
+      state.events.push(this.spool.copy(saved.spool, ref));
+      this.history.markSeen(calendarId, ref.id);
+    }
+    state.pending.clear();
+    state.segments = new Map();
+    this.listed += refs.length;
+    this.reused.push(state.calendar.slug);
+    this.reusedEvents += refs.length;
+    return true;
+  }
 
   /** Spooled events of every calendar (with their history), in the order their details arrived. */
   events(): Map<string, RefList> {

@@ -101,6 +101,18 @@ export class EventSpool {
     };
   }
 
+  /**
+   * Append an event another spool holds (the last build's, see saved-spool.ts), bytes as they are;
+   * returns its ref here, with the same facts.
+   */
+  copy(from: EventSpool, ref: EventRef): EventRef {
+    const data = this.data;
+    if (!(data instanceof AppendFile)) throw new Error('internal: copy() to a spool opened to read');
+    const at = data.size;
+    data.append(from.record(ref));
+    return { ...ref, at };
+  }
+
   /** The events of refs, in the order given. */
   events(refs: readonly EventRef[]): FeedEvent[] {
     return refs.map((ref) => JSON.parse(this.json(ref)) as FeedEvent);

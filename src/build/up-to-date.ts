@@ -48,9 +48,11 @@ export type UpToDate =
       /** What the probe of the lists learnt, when it ran (the crawl does not ask again). */
       probe?: ProbeResult;
       /**
-       * Set when only "now" moved since the last build (its record): the portal's data, the
-       * settings and --out are all as they were, so the last build's events still stand.
+       * The last build's record, when the settings are the same and --out is as it published it:
+       * its state (the spool of its events included) is current, and may stand in for work.
        */
+      intact?: LastBuild;
+      /** Also set when only "now" moved: the portal's data is as it was, so all its events still stand. */
       timeMoved?: LastBuild;
     };
 
@@ -76,9 +78,10 @@ export async function checkUpToDate(check: UpToDateCheck): Promise<UpToDate> {
   const differs = await outputDiffers(check.outDir, record.manifest);
   if (differs) return { upToDate: false, why: `the output folder changed since the last build: ${differs}` };
   const probe = await probeLists(check.client, record.lists, check.signal);
-  if (probe.changed) return { upToDate: false, why: `${probe.changed.why} since the last build`, probe };
+  if (probe.changed) return { upToDate: false, why: `${probe.changed.why} since the last build`, probe, intact: record };
   if (record.stableUntil !== null && now >= record.stableUntil) {
-    return { upToDate: false, why: 'nothing changed at the portal, but time moved on: an event started or ended, a day began, or a cancellation expired', probe, timeMoved: record };
+    const why = 'nothing changed at the portal, but time moved on: an event started or ended, a day began, or a cancellation expired';
+    return { upToDate: false, why, probe, intact: record, timeMoved: record };
   }
   return { upToDate: true, record };
 }

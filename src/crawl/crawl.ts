@@ -7,7 +7,7 @@ import { CalfeedError } from '../errors.js';
 import type { PortalClient } from '../http/client.js';
 import { rawId, type FieldsConfig } from '../normalize/index.js';
 import { assignSegments, paths } from '../paths.js';
-import { entryHash, type CrawlCache } from './cache.js';
+import { entryHash, type CrawlCache, type DocEntry, type EventEntry } from './cache.js';
 import { apiPaths } from './api-paths.js';
 import { fetchDetails } from './details.js';
 import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
@@ -39,6 +39,13 @@ export interface CrawlSink {
   onEvents(calendarId: string, doc: ListDoc, segments: Map<string, string>): Promise<void>;
   onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void>;
   onDetailsFailed(calendarId: string, eventId: string, error: Error): void | Promise<void>;
+  /**
+   * Called instead of asking for any details when a calendar's event list is unchanged (a 304) and
+   * every listed event's details were checked recently with the same list entry: true when the
+   * sink has the calendar's events from the last build and takes them from there. The crawler then
+   * records the calendar's cache entries as they were and requests nothing more for it.
+   */
+  reuseCalendar?(calendarId: string, eventIds: readonly string[]): boolean;
   onProgress?(p: CrawlProgress): void;
   /** Something odd but survivable (a paging loop); also listed in the report. */
   onWarning?(message: string): void;
@@ -155,7 +162,34 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       await sink.onEvents(calendar.id, doc, segments);
       report.events += entries.size;
       progress.eventsTotal += entries.size;
+      if (doc.source === 'not-modified' && sink.reuseCalendar) {
+        const carried = unchangedDetails(calendar, entries, segments);
+        if (carried && sink.reuseCalendar(calendar.id, [...entries.keys()])) {
+          for (const { eventId, event, mirrorPath, doc: details } of carried) {
+            cache.recordEvent(calendar.id, eventId, event);
+            cache.recordDoc(mirrorPath, details);
+          }
+          report.detailsReused += entries.size;
+          progress.detailsDone += entries.size;
+          return [];
+        }
+      }
       return detailTasks(calendar, entries, segments);
+    };
+    // The cache entries of a calendar whose every event's details would be reused as they are
+    // (same list entry, checked within --details-max-age, a recorded mirror); undefined if any not.
+    const unchangedDetails = (calendar: CalendarRef, entries: Map<string, string>, segments: Map<string, string>) => {
+      const carried: Array<{ eventId: string; event: EventEntry; mirrorPath: string; doc: DocEntry }> = [];
+      for (const [eventId, entry] of entries) {
+        const event = cache.previousEvent(calendar.id, eventId);
+        const age = event ? opts.now - event.checkedAt : -1;
+        if (!event || event.entry !== entry || age < 0 || age >= opts.detailsMaxAgeMs) return undefined;
+        const mirrorPath = paths.detailsMirror(calendar.segment, segments.get(eventId)!);
+        const doc = cache.previousDoc(mirrorPath);
+        if (!doc) return undefined;
+        carried.push({ eventId, event, mirrorPath, doc });
+      }
+      return carried;
     };
     const detailTasks = function* (calendar: CalendarRef, entries: Map<string, string>, segments: Map<string, string>): Generator<Task> {
       for (const [eventId, entry] of entries) {

@@ -130,6 +130,50 @@ describe('incremental crawls', () => {
     expect(third.requests).toBe(4);
   });
 
+  it('a sink that takes an unchanged calendar whole gets none of its details; its cache entries are kept as they were', async () => {
+    const p = await start();
+    const sink = await firstBuild(p);
+    p.opts.events.get('arts')![2]!.title = 'Renamed';
+    const asked: Array<[string, string[]]> = [];
+    // Takes science and sport (unchanged lists), as a build with the last build's spool would.
+    const reusing = Object.assign(sink, {
+      reuseCalendar(calendarId: string, eventIds: readonly string[]): boolean {
+        asked.push([calendarId, [...eventIds]]);
+        return calendarId !== 'sport';
+      },
+    });
+    const cache = await CrawlCache.load(dir);
+    const before = new Map((['science', 'sport'] as const).flatMap((c) => Array.from({ length: c === 'science' ? 12 : 5 }, (_, i) => [`${c}/e${i + 1}`, cache.previousEvent(c, `e${i + 1}`)])));
+    const { report, requests } = await runCrawl(p.url, cache, reusing, { now: Date.parse('2024-10-01T13:00:00Z') });
+    // Asked about the two unchanged calendars only, with every listed id; arts' list changed.
+    expect(asked.map(([c, ids]) => [c, ids.length]).sort()).toEqual([['science', 12], ['sport', 5]]);
+    expect(report).toMatchObject({ events: 25, detailsFetched: 1, detailsReused: 24, listsNotModified: 3 });
+    expect(requests).toBe(1 + 3 + 1);
+    expect(sink.calls.filter((c) => c.startsWith('details science'))).toEqual([]);
+    expect(sink.calls.filter((c) => c.startsWith('details sport'))).toHaveLength(5);
+    expect(sink.calls.filter((c) => c.startsWith('details arts'))).toHaveLength(8);
+    await cache.save(dir);
+    const saved = await CrawlCache.load(dir);
+    for (const [key, entry] of before) {
+      const [c, e] = key.split('/') as [string, string];
+      expect(saved.previousEvent(c, e), key).toEqual(entry);
+    }
+    expect(saved.previousDoc(paths.detailsMirror('science', 'e1'))).toEqual(cache.previousDoc(paths.detailsMirror('science', 'e1')));
+  });
+
+  it('a calendar is not offered whole when one of its events is due for a check', async () => {
+    const p = await start();
+    const sink = await firstBuild(p);
+    const asked: string[] = [];
+    const reusing = Object.assign(sink, {
+      reuseCalendar: (calendarId: string): boolean => (asked.push(calendarId), true),
+    });
+    // Past --details-max-age (24h) for every event: none is offered, all are revalidated.
+    const { report } = await runCrawl(p.url, await CrawlCache.load(dir), reusing, { now: Date.parse('2024-10-03T13:00:00Z') });
+    expect(asked).toEqual([]);
+    expect(report).toMatchObject({ detailsNotModified: 25, detailsReused: 0 });
+  });
+
   it('a changed event is the only details request; its calendar list is fetched again', async () => {
     const p = await start();
     const sink = await firstBuild(p);

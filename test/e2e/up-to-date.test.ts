@@ -139,6 +139,22 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     expect((await build(portal, site, cache, DAY1_0900 + 2 * MINUTE)).summary.upToDate).toBe(true);
   });
 
+  it("a change in one calendar: the other calendars' events are taken from the last build, and the output is a cold build's", async () => {
+    const { portal, site, cache, first } = await fresh(DAY1_0900);
+    const [[calendarId]] = portal.changeEvents(1) as [[string, string]];
+    const now = DAY1_0900 + MINUTE;
+    const { summary, log } = await build(portal, site, cache, now);
+    expect(summary.upToDate).toBe(false);
+    expect(log).toContain(`${first.calendars - 1} of ${first.calendars} calendars unchanged at the portal: their events taken from the last build.`);
+    expect(log).toMatch(/\d+ files of unchanged calendars kept as they were\./);
+    expect(summary.changes).toEqual({ newEvents: 0, changedEvents: 1, removedEvents: 0 });
+    expect(summary.eventFiles).toEqual({ rendered: 1, kept: first.events - 1 });
+    expect(await contents(site)).toEqual(await contents(await coldBuild(portal, cache, now)));
+    // The changed calendar's events were read again; the next build finds nothing to do.
+    expect(calendarId).toBeTruthy();
+    expect((await build(portal, site, cache, now + MINUTE)).summary.upToDate).toBe(true);
+  });
+
   it('details due for a check (--details-max-age) mean a build that asks for them', async () => {
     const { portal, site, cache } = await fresh(DAY1_0900, { detailsMaxAge: '1h' });
     expect((await lastBuild(cache)).detailsDueAt).toBe(DAY1_0900 + HOUR);
