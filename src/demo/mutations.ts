@@ -44,12 +44,13 @@ export class DemoMutations {
   }
 
   /**
-   * Change `count` events spread over all calendars (a fixed stride through them, continuing where
-   * the last call stopped). Returns the changed [calendarId, eventId] pairs.
+   * Change `count` events spread over all calendars, or over one (a fixed stride through them,
+   * continuing where the last call stopped). Returns the changed [calendarId, eventId] pairs.
    */
-  change(source: DemoSource, count: number): Array<[string, string]> {
+  change(source: DemoSource, count: number, calendarId?: string): Array<[string, string]> {
     const all: Array<[string, string]> = [];
     for (const cal of source.calendars()) {
+      if (calendarId !== undefined && String(cal.id) !== calendarId) continue;
       for (const eventId of source.eventIds(String(cal.id))) {
         if (!this.removed.has(key(String(cal.id), eventId))) all.push([String(cal.id), eventId]);
       }

@@ -65,8 +65,8 @@ export interface DemoPortal {
   timeZone: string;
   stats(): DemoStats;
   resetStats(): void;
-  /** Change some events (title suffix, description, updatedAt, ETag). Returns [calendarId, eventId] pairs. */
-  changeEvents(count: number): Array<[string, string]>;
+  /** Change some events (title suffix, description, updatedAt, ETag), of one calendar if given. Returns [calendarId, eventId] pairs. */
+  changeEvents(count: number, calendarId?: string): Array<[string, string]>;
   /** Remove one event from its calendar's list and make its details 404. */
   removeEvent(calendarId: string, eventId: string): void;
   /** Close the server and destroy open sockets, pending slow requests included. */
@@ -274,7 +274,7 @@ export async function startDemoPortal(options: DemoPortalOptions = {}): Promise<
       stats = freshStats();
       foreign?.reset();
     },
-    changeEvents: (count) => ctx.mutations.change(source, count),
+    changeEvents: (count, calendarId) => ctx.mutations.change(source, count, calendarId),
     removeEvent: (calendarId, eventId) => ctx.mutations.remove(calendarId, eventId),
     close: async () => {
       if (closed) return;

@@ -108,6 +108,11 @@ describe('demo portal HTTP', () => {
     expect(Date.parse(String(after.headers['last-modified']))).toBeGreaterThan(Date.parse(String(before.headers['last-modified'])));
     // The next call changes other events; changing one again bumps its version.
     expect(p.changeEvents(2).map((c) => c.join('/'))).not.toContain(changed[0]?.join('/'));
+    // Or only events of one calendar.
+    const calendar = changed[0]![0];
+    const inOne = p.changeEvents(4, calendar);
+    expect(inOne).toHaveLength(4);
+    expect(inOne.every(([c]) => c === calendar)).toBe(true);
 
     const list = `/event-calendar/${encodeURIComponent(calendarId)}/events`;
     const listBefore = await get(p, list, p.tokens.university);
