@@ -41,6 +41,31 @@ describe('AppendFile', () => {
     expect(() => file.read(at, 100)).toThrow(/ended early/);
   });
 
+  it('stores exactly the bytes Buffer.from gives, across block boundaries and for appends bigger than a block', async () => {
+    const file = new AppendFile(path.join(dir, 'log'));
+    const expected: Buffer[] = [];
+    const pieces = [
+      'x'.repeat((1 << 20) - 3),
+      'ą日😀', // straddles the first megabyte
+      'lone \ud800 and \udc00 surrogates',
+      new Uint8Array([0, 255, 10]),
+      'big '.repeat(300_000) + '😀', // more than a block on its own
+      'after',
+      new Uint8Array(1 << 20), // exactly a block
+      'end',
+    ];
+    for (const piece of pieces) {
+      const bytes = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : Buffer.from(piece);
+      const at = file.size;
+      expect(file.append(piece)).toBe(bytes.length);
+      expect(file.size).toBe(at + bytes.length);
+      expected.push(bytes);
+    }
+    const all = Buffer.concat(expected);
+    expect(file.read(0, all.length).equals(all)).toBe(true);
+    expect((await readFile(file.file)).equals(all)).toBe(true);
+  });
+
   it('never takes over an existing file, and deletes its own on dispose (twice is fine)', () => {
     const name = path.join(dir, 'log');
     const file = new AppendFile(name);
