@@ -102,6 +102,7 @@ export class AppendFile {
     this.flush();
     closeSync(this.openFd());
     this.fd = undefined;
+    this.block = undefined;
     try {
       renameSync(this.file, dest);
     } catch (error) {
