@@ -153,7 +153,12 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       cache.spillTo(staging.dir);
       spool = EventSpool.create(staging.dir);
       gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool, lastSpool, probe: upToDate.probe, started });
-      if (gathered.reused.length > 0) log.info(`${gathered.reused.length} of ${gathered.calendars.length} calendars unchanged at the portal: their events taken from the last build.`);
+      if (gathered.reusedEvents > 0) {
+        log.info(
+          `${gathered.reusedEvents} of ${gathered.report.events} events unchanged at the portal, taken from the last build as they were ` +
+            `(${gathered.reused.length} of ${gathered.calendars.length} calendars whole).`,
+        );
+      }
     }
     // Every live event's page is rendered: the rest of the build renders in this thread.
     await pages.stopThreads();

@@ -5,7 +5,7 @@
 // calendar-level render, leaving only a small ref in memory (in a RefList, no object per event).
 
 import type { CrawlSink, DocSource, ListDoc } from '../crawl/index.js';
-import type { Calendar, SiteContext } from '../model.js';
+import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { normalizeCalendars, normalizeEvent, rawId, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
@@ -15,7 +15,7 @@ import type { EventFiles } from './event-files.js';
 import { eventFacts } from './render-keys.js';
 import { RefList } from './ref-list.js';
 import type { SavedSpool } from './saved-spool.js';
-import type { EventSpool } from './spool.js';
+import type { EventRef, EventSpool } from './spool.js';
 
 interface CalendarState {
   calendar: Calendar;
@@ -34,8 +34,11 @@ export class Collector implements CrawlSink {
   unreadable: string[] = [];
   /** Calendars whose events were taken from the last build's spool (reuseCalendar), by slug. */
   readonly reused: string[] = [];
-  /** How many events those calendars have. */
+  /** How many events were taken from it, in those calendars or one by one (their files kept as published). */
   reusedEvents = 0;
+  // The last build's spooled events of a calendar by id, made when first needed; null when the
+  // calendar is not the same as then (its events may not stand in for a new reading).
+  private readonly savedRefs = new Map<string, Map<string, EventRef> | null>();
 
   constructor(
     private readonly staging: Staging,
@@ -58,22 +61,21 @@ export class Collector implements CrawlSink {
   reuseCalendar(calendarId: string, eventIds: readonly string[]): boolean {
     const saved = this.saved;
     const state = this.state(calendarId);
-    const refs = saved?.events.get(calendarId);
-    const before = saved?.calendars.find((c) => c.id === calendarId);
-    if (!saved || !refs || !before || JSON.stringify(before) !== JSON.stringify(state.calendar)) return false;
+    const refs = this.savedRefsOf(state.calendar);
+    if (!saved || !refs) return false;
     const listed = new Set(eventIds);
     // Every spooled event is still listed; a listed one the spool lacks was unreadable then, and
     // is again (same entry, same details, same settings).
-    if (!refs.every((ref) => listed.has(ref.id))) return false;
-    for (const ref of refs) {
+    for (const id of refs.keys()) if (!listed.has(id)) return false;
+    for (const ref of refs.values()) {
       state.events.push(this.spool.copy(saved.spool, ref));
       this.history.markSeen(calendarId, ref.id);
     }
     state.pending.clear();
     state.segments = new Map();
-    this.listed += refs.length;
+    this.listed += refs.size;
     this.reused.push(state.calendar.slug);
-    this.reusedEvents += refs.length;
+    this.reusedEvents += refs.size;
     return true;
   }
 
@@ -120,6 +122,7 @@ export class Collector implements CrawlSink {
     const state = this.state(calendarId);
     const slug = this.slug(state, eventId);
     await this.writeDoc(paths.detailsMirror(state.calendar.slug, slug), doc.bytes, doc.source);
+    if (doc.source === 'reused' && (await this.reuseEvent(state, eventId, slug))) return;
     let details: unknown;
     try {
       details = unwrapRecord(doc.json);
@@ -135,12 +138,52 @@ export class Collector implements CrawlSink {
     await this.add(state, eventId, this.slug(state, eventId), undefined);
   }
 
-  private async add(state: CalendarState, eventId: string, slug: string, details: unknown): Promise<void> {
+  /**
+   * An event whose list entry and details are the ones the last build read ('reused'): the event
+   * that build spooled stands for it, bytes as they are, when its calendar and path are the same
+   * and its page and .ics are still published (they are kept). False when it cannot.
+   */
+  private async reuseEvent(state: CalendarState, eventId: string, slug: string): Promise<boolean> {
+    const ref = this.savedRefsOf(state.calendar)?.get(eventId);
+    if (!ref || !this.saved) return false;
+    const before = JSON.parse(this.saved.spool.json(ref)) as FeedEvent;
+    if (before.slug !== slug || before.calendarSlug !== state.calendar.slug) return false;
+    const page = paths.eventPage(state.calendar.slug, slug);
+    const ics = paths.eventIcs(state.calendar.slug, slug);
+    if (!(await this.staging.isPublished(page)) || !(await this.staging.isPublished(ics))) return false;
+    this.arrived(state, eventId);
+    this.listed++;
+    await this.staging.keep(page);
+    await this.staging.keep(ics);
+    this.history.markSeen(state.calendar.id, eventId);
+    state.events.push(this.spool.copy(this.saved.spool, ref));
+    this.reusedEvents++;
+    return true;
+  }
+
+  private savedRefsOf(calendar: Calendar): Map<string, EventRef> | null {
+    let refs = this.savedRefs.get(calendar.id);
+    if (refs === undefined) {
+      const before = this.saved?.calendars.find((c) => c.id === calendar.id);
+      const list = this.saved?.events.get(calendar.id);
+      refs = before && list && JSON.stringify(before) === JSON.stringify(calendar) ? new Map(list.map((r) => [r.id, r])) : null;
+      this.savedRefs.set(calendar.id, refs);
+    }
+    return refs;
+  }
+
+  /** An event's details (or their failure) arrived: it waits no more; returns its list entry. */
+  private arrived(state: CalendarState, eventId: string): unknown {
     const entry = state.pending.get(eventId);
     state.pending.delete(eventId);
     // Every listed event of the calendar has arrived (the crawler asks for the details of each id
     // it listed, once): its segments are not needed again, and would stay for the rest of the build.
     if (state.pending.size === 0) state.segments = new Map();
+    return entry;
+  }
+
+  private async add(state: CalendarState, eventId: string, slug: string, details: unknown): Promise<void> {
+    const entry = this.arrived(state, eventId);
     const { event, warnings } = normalizeEvent(entry ?? {}, details, state.calendar, slug, this.normalize);
     this.report(warnings);
     this.listed++;
