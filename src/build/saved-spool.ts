@@ -9,9 +9,10 @@
 
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
-import { readFile, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Calendar } from '../model.js';
+import { readLines } from '../read-lines.js';
 import type { SpoolStamp } from '../state/last-build.js';
 import { preparePiecesAtomic, type PreparedFile } from '../write-lines.js';
 import { EventSpool, type EventRef } from './spool.js';
@@ -78,31 +79,43 @@ function* indexLines(stamp: SpoolStamp, calendars: readonly Calendar[], events: 
  * or damaged in any way (the caller then builds the normal way).
  */
 export async function loadSavedSpool(cacheDir: string, stamp: SpoolStamp): Promise<SavedSpool | undefined> {
-  let text: string;
+  let calendars: Calendar[] | undefined;
+  let events = new Map<string, EventRef[]>();
+  // The header line (the stamp and the calendars), then a ref a line; false at the first that is wrong.
+  const line = (text: string): boolean => {
+    if (calendars === undefined) {
+      calendars = headerCalendars(text, stamp);
+      events = new Map((calendars ?? []).map((c) => [c.id, []]));
+      return calendars !== undefined;
+    }
+    const ref = parseRef(text, stamp.bytes);
+    const list = ref && events.get(ref.calendarId);
+    if (!ref || !list) return false;
+    list.push(ref);
+    return true;
+  };
   try {
     if (statSync(join(cacheDir, DATA)).size !== stamp.bytes) return undefined;
-    text = await readFile(join(cacheDir, INDEX), 'utf8');
+    // Read a line at a time: at 100,000 events the index is megabytes. No bound on a line: the
+    // header holds the whole calendar list.
+    const { accepted, tail } = await readLines(join(cacheDir, INDEX), line, () => Infinity);
+    if (!accepted || (tail !== '' && !line(tail)) || calendars === undefined) return undefined;
   } catch {
     return undefined;
   }
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
+  return { spool: EventSpool.open(join(cacheDir, DATA)), calendars, events };
+}
+
+/** The calendars in the index's first line, when it is the header of the spool `stamp` names. */
+function headerCalendars(line: string, stamp: SpoolStamp): Calendar[] | undefined {
   let header: { version?: unknown; id?: unknown; bytes?: unknown; calendars?: unknown };
   try {
-    header = JSON.parse(lines[0] ?? '') as typeof header;
+    header = JSON.parse(line) as typeof header;
   } catch {
     return undefined;
   }
   if (header.version !== VERSION || header.id !== stamp.id || header.bytes !== stamp.bytes || !Array.isArray(header.calendars)) return undefined;
-  const calendars = header.calendars as Calendar[];
-  const events = new Map<string, EventRef[]>(calendars.map((c) => [c.id, []]));
-  for (let i = 1; i < lines.length; i++) {
-    const ref = parseRef(lines[i]!, stamp.bytes);
-    const list = ref && events.get(ref.calendarId);
-    if (!ref || !list) return undefined;
-    list.push(ref);
-  }
-  return { spool: EventSpool.open(join(cacheDir, DATA)), calendars, events };
+  return header.calendars as Calendar[];
 }
 
 function parseRef(line: string, size: number): EventRef | undefined {
