@@ -9,7 +9,7 @@ import { rawId, type FieldsConfig } from '../normalize/index.js';
 import { assignSegments, paths } from '../paths.js';
 import { entryHash, type CrawlCache, type DocEntry, type EventEntry } from './cache.js';
 import { apiPaths } from './api-paths.js';
-import { fetchDetails } from './details.js';
+import { fetchDetails, isFresh } from './details.js';
 import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
 import type { PagingConfig } from './paging.js';
 import type { ListRecord, ProbeResult } from './probe.js';
@@ -182,8 +182,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       const carried: Array<{ eventId: string; event: EventEntry; mirrorPath: string; doc: DocEntry }> = [];
       for (const [eventId, entry] of entries) {
         const event = cache.previousEvent(calendar.id, eventId);
-        const age = event ? opts.now - event.checkedAt : -1;
-        if (!event || event.entry !== entry || age < 0 || age >= opts.detailsMaxAgeMs) return undefined;
+        if (!event || !isFresh(event, { entry, now: opts.now, maxAgeMs: opts.detailsMaxAgeMs })) return undefined;
         const mirrorPath = paths.detailsMirror(calendar.segment, segments.get(eventId)!);
         const doc = cache.previousDoc(mirrorPath);
         if (!doc) return undefined;

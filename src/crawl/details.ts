@@ -4,7 +4,7 @@
 
 import { apiPaths } from './api-paths.js';
 import { ResponseError, requestLabel } from '../http/errors.js';
-import { sha256 } from './cache.js';
+import { sha256, type EventEntry } from './cache.js';
 import type { DocSource, ListContext } from './list.js';
 
 export interface DetailsRequest {
@@ -23,6 +23,15 @@ export interface DetailsDoc {
   source: DocSource;
 }
 
+/**
+ * Whether an event's details, last checked as `seen` records, need not be asked for: its list
+ * entry is the same and they were checked less than maxAgeMs ago (and not in the future).
+ */
+export function isFresh(seen: EventEntry, req: Pick<DetailsRequest, 'entry' | 'now' | 'maxAgeMs'>): boolean {
+  const age = req.now - seen.checkedAt;
+  return seen.entry === req.entry && age >= 0 && age < req.maxAgeMs;
+}
+
 /** Fetches, revalidates or reuses one event's details, recording the outcome in the cache. */
 export async function fetchDetails(ctx: ListContext, req: DetailsRequest): Promise<DetailsDoc> {
   const { cache, client } = ctx;
@@ -34,9 +43,7 @@ export async function fetchDetails(ctx: ListContext, req: DetailsRequest): Promi
 
   if (trusted) {
     const seen = cache.previousEvent(req.calendarId, req.eventId);
-    const age = seen ? req.now - seen.checkedAt : -1;
-    const fresh = seen !== undefined && seen.entry === req.entry && age >= 0 && age < req.maxAgeMs;
-    const json = fresh ? parsePublished(trusted.published) : undefined;
+    const json = seen && isFresh(seen, req) ? parsePublished(trusted.published) : undefined;
     if (seen && json?.ok) {
       cache.recordDoc(req.mirrorPath, trusted.previous);
       cache.recordEvent(req.calendarId, req.eventId, seen);
