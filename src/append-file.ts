@@ -48,14 +48,9 @@ export class AppendFile {
   /** `length` bytes from offset `at`. */
   read(at: number, length: number): Buffer {
     this.flush();
-    const buffer = Buffer.allocUnsafe(length);
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.openFd(), buffer, done, length - done, at + done);
-      if (n === 0) throw new Error(`internal: ${this.file} ended early`);
-      done += n;
-    }
-    return buffer;
+    const bytes = readAt(this.openFd(), at, length);
+    if (!bytes) throw new Error(`internal: ${this.file} ended early`);
+    return bytes;
   }
 
   /** The text appended so far, a line at a time (without the '\n'), read a megabyte at a time. */
@@ -130,4 +125,16 @@ export class AppendFile {
     if (this.fd === undefined) throw new Error(`internal: ${this.file} was already disposed`);
     return this.fd;
   }
+}
+
+/** `length` bytes of an open file from offset `at`; undefined when the file ends before them. */
+export function readAt(fd: number, at: number, length: number): Buffer | undefined {
+  const buffer = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, buffer, done, length - done, at + done);
+    if (n === 0) return undefined;
+    done += n;
+  }
+  return buffer;
 }

@@ -11,9 +11,9 @@
 // failed or killed build's spool goes wherever its staging folder goes; it is deleted before the
 // staging folder is checked and published.
 
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { AppendFile } from '../append-file.js';
+import { AppendFile, readAt } from '../append-file.js';
 import type { FeedEvent } from '../model.js';
 
 /** What stays in memory of a spooled event. */
@@ -149,14 +149,9 @@ class ReadOnlyFile implements SpoolData {
 
   read(at: number, length: number): Buffer {
     if (this.fd === undefined) throw new Error(`internal: ${this.file} was already closed`);
-    const buffer = Buffer.allocUnsafe(length);
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.fd, buffer, done, length - done, at + done);
-      if (n === 0) throw new Error(`${this.file} ended early: it is not the file its index describes`);
-      done += n;
-    }
-    return buffer;
+    const bytes = readAt(this.fd, at, length);
+    if (!bytes) throw new Error(`${this.file} ended early: it is not the file its index describes`);
+    return bytes;
   }
 
   dispose(): void {
