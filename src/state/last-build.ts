@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ListRecord } from '../crawl/index.js';
+import { isObject } from '../normalize/record.js';
 import { writePiecesAtomic } from '../write-lines.js';
 
 const FILE = 'last-build.json';
@@ -110,8 +111,4 @@ function isListRecord(value: unknown): value is ListRecord {
 
 function isInstant(value: unknown): value is number | null {
   return value === null || (typeof value === 'number' && Number.isFinite(value));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
