@@ -67,15 +67,10 @@ export class Collector implements CrawlSink {
     // Every spooled event is still listed; a listed one the spool lacks was unreadable then, and
     // is again (same entry, same details, same settings).
     for (const id of refs.keys()) if (!listed.has(id)) return false;
-    for (const ref of refs.values()) {
-      state.events.push(this.spool.copy(saved.spool, ref));
-      this.history.markSeen(calendarId, ref.id);
-    }
+    for (const ref of refs.values()) this.takeSaved(saved, state, ref);
     state.pending.clear();
     state.segments = new Map();
-    this.listed += refs.size;
     this.reused.push(state.calendar.slug);
-    this.reusedEvents += refs.size;
     return true;
   }
 
@@ -152,13 +147,18 @@ export class Collector implements CrawlSink {
     const ics = paths.eventIcs(state.calendar.slug, slug);
     if (!(await this.staging.isPublished(page)) || !(await this.staging.isPublished(ics))) return false;
     this.arrived(state, eventId);
-    this.listed++;
     await this.staging.keep(page);
     await this.staging.keep(ics);
-    this.history.markSeen(state.calendar.id, eventId);
-    state.events.push(this.spool.copy(this.saved.spool, ref));
-    this.reusedEvents++;
+    this.takeSaved(this.saved, state, ref);
     return true;
+  }
+
+  /** Spool an event as the last build spooled it, seen again, its files kept by the caller. */
+  private takeSaved(saved: SavedSpool, state: CalendarState, ref: EventRef): void {
+    state.events.push(this.spool.copy(saved.spool, ref));
+    this.history.markSeen(ref.calendarId, ref.id);
+    this.listed++;
+    this.reusedEvents++;
   }
 
   private savedRefsOf(calendar: Calendar): Map<string, EventRef> | null {
