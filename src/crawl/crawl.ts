@@ -13,7 +13,7 @@ import { fetchDetails, isFresh } from './details.js';
 import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
 import type { PagingConfig } from './paging.js';
 import type { ListRecord, ProbeResult } from './probe.js';
-import { WorkQueue, type Task } from './queue.js';
+import { Handoff, WorkQueue, type Task } from './queue.js';
 
 export interface CrawlOptions {
   fields?: FieldsConfig;
@@ -126,6 +126,9 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
     tick();
 
     const queue = new WorkQueue(client.concurrency, () => stop.abort());
+    // A details body goes on to the sink while its connection takes the next request: the network
+    // sets the pace, not the time the sink takes (normalize, render, write), up to this many bodies.
+    const handoff = new Handoff(Math.max(16, client.concurrency * 4), (error) => queue.fail(error));
     const onAbort = (): void => queue.fail(interrupted());
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     // An event list's task enqueues that calendar's details only after onEvents, which keeps the order promise.
@@ -201,17 +204,21 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
             if (isFatal(error)) throw error;
             const failure = error as CalfeedError;
             report.detailsFailed.push({ calendarId: calendar.id, eventId, message: failure.message });
-            await sink.onDetailsFailed(calendar.id, eventId, failure);
-            progress.detailsDone++;
-            tick();
+            await handoff.hand(async () => {
+              await sink.onDetailsFailed(calendar.id, eventId, failure);
+              progress.detailsDone++;
+              tick();
+            });
             return;
           }
           if (doc.source === 'fetched') report.detailsFetched++;
           else if (doc.source === 'not-modified') report.detailsNotModified++;
           else report.detailsReused++;
-          await sink.onDetails(calendar.id, eventId, doc);
-          progress.detailsDone++;
-          tick();
+          await handoff.hand(async () => {
+            await sink.onDetails(calendar.id, eventId, doc);
+            progress.detailsDone++;
+            tick();
+          });
         };
       }
     };
@@ -220,7 +227,10 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       await queue.run();
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
+      // Even when the crawl failed: nothing may still be writing once the caller cleans up.
+      await handoff.drain().catch(() => undefined);
     }
+    await handoff.drain();
   } catch (error) {
     if (opts.signal?.aborted) throw interrupted();
     throw error;

@@ -87,3 +87,51 @@ export class WorkQueue {
     });
   }
 }
+
+/**
+ * Work a task hands on, so that its worker (a connection) can go on to the next request while the
+ * body it fetched is processed: at most `limit` pieces run at once, and hand() waits while that
+ * many are running, so a slow consumer still slows the crawl down and bodies never pile up.
+ * The first error is kept (later pieces are not started) and thrown by drain().
+ */
+export class Handoff {
+  private running = 0;
+  private failure: { error: unknown } | undefined;
+  private readonly freed: Array<() => void> = [];
+  private readonly settled: Array<() => void> = [];
+
+  constructor(
+    private readonly limit: number,
+    /** Called once, with the first error, so the owner can stop handing work on. */
+    private readonly onFailure: (error: unknown) => void,
+  ) {}
+
+  /** Starts `work` once a place is free; resolves when it has started, not when it is done. */
+  async hand(work: () => Promise<void>): Promise<void> {
+    while (this.running >= this.limit) await new Promise<void>((resolve) => this.freed.push(resolve));
+    if (this.failure) return;
+    this.running++;
+    work().then(
+      () => this.done(),
+      (error: unknown) => {
+        if (!this.failure) {
+          this.failure = { error };
+          this.onFailure(error);
+        }
+        this.done();
+      },
+    );
+  }
+
+  /** Waits until every piece handed on has finished; rejects with the first error. */
+  async drain(): Promise<void> {
+    while (this.running > 0) await new Promise<void>((resolve) => this.settled.push(resolve));
+    if (this.failure) throw this.failure.error;
+  }
+
+  private done(): void {
+    this.running--;
+    this.freed.shift()?.();
+    if (this.running === 0) for (const resolve of this.settled.splice(0)) resolve();
+  }
+}

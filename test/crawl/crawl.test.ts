@@ -95,6 +95,63 @@ describe('a full crawl', () => {
   });
 });
 
+describe('a slow sink', () => {
+  it('does not hold connections: requests go on while details wait to be taken, up to a bound', async () => {
+    const p = await start();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    class StalledSink extends MemorySink {
+      override async onDetails(calendarId: string, eventId: string, doc: Parameters<MemorySink['onDetails']>[2]): Promise<void> {
+        await gate;
+        await super.onDetails(calendarId, eventId, doc);
+      }
+    }
+    const sink = new StalledSink();
+    const concurrency = 2;
+    const crawling = runCrawl(p.url, CrawlCache.empty(), sink, {}, { concurrency });
+    // With the sink taking nothing, the connections still fetch: the 2 in flight, plus 16 bodies
+    // handed on (4 per connection, at least 16), and then they wait.
+    const bound = concurrency + 16;
+    for (let i = 0; i < 500 && p.detailsRequests().length < bound; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(p.detailsRequests()).toHaveLength(bound);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(p.detailsRequests()).toHaveLength(bound);
+    expect(sink.calls.filter((c) => c.startsWith('details '))).toEqual([]);
+
+    release();
+    const { report } = await crawling;
+    expect(report.detailsFetched).toBe(25);
+    expect(sink.calls.filter((c) => c.startsWith('details '))).toHaveLength(25);
+  });
+
+  it('a sink that fails stops the crawl with its error, and nothing runs in the sink after the crawl returns', async () => {
+    const p = await start({ delayMs: 2 });
+    let running = 0;
+    let afterReturn = false;
+    let returned = false;
+    class FailingSink extends MemorySink {
+      override async onDetails(calendarId: string, eventId: string, doc: Parameters<MemorySink['onDetails']>[2]): Promise<void> {
+        running++;
+        if (returned) afterReturn = true;
+        await new Promise((r) => setTimeout(r, 20));
+        running--;
+        if (eventId === 'e3') throw new Error('disk full');
+        await super.onDetails(calendarId, eventId, doc);
+      }
+    }
+    const sink = new FailingSink();
+    const outcome = await runCrawl(p.url, CrawlCache.empty(), sink).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    returned = true;
+    expect(outcome?.message).toBe('disk full');
+    expect(running).toBe(0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(afterReturn).toBe(false);
+  });
+});
+
 describe('incremental crawls', () => {
   async function firstBuild(p: Portal): Promise<MemorySink> {
     const sink = new MemorySink();
