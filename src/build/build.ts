@@ -37,7 +37,7 @@ import { Collector } from './collect.js';
 import { EventFiles } from './event-files.js';
 import { httpOptions, withPortalSource, type PortalSource } from './source.js';
 import { formatProgress } from './progress.js';
-import { renderSite } from './render-site.js';
+import { SiteRenderer } from './render-site.js';
 import { EventSpool, type EventRef } from './spool.js';
 import { loadSavedSpool, prepareSavedSpool, type SavedSpool } from './saved-spool.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
@@ -142,6 +142,14 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     pages = createPageRenderer(html, site, config.templates, saved ? 0 : undefined);
     const eventFiles = new EventFiles(staging, pages, html.fingerprint, site, tracker);
 
+    const calendarFiles = new CalendarFiles(staging, rendered.state);
+    const renderedBefore = (calendarId: string, eventId: string): string | undefined => tracker.renderedBefore(calendarId, eventId);
+    // Made once the calendar list is known: in a crawl, by the first calendar whose events are all
+    // in, which is rendered then, while the crawl of the others goes on (and the network waits).
+    let renderer: SiteRenderer | undefined;
+    const rendererFor = (calendars: Calendar[], from: EventSpool): SiteRenderer =>
+      (renderer ??= new SiteRenderer(staging!, { calendars, spool: from, site, html, eventFiles, calendarFiles, renderedBefore }));
+
     let gathered: Gathered;
     if (saved && lastBuild) {
       spool = saved.spool;
@@ -152,7 +160,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       if (cache.loadNote) log.info(`cache: ${cache.loadNote}`);
       cache.spillTo(staging.dir);
       spool = EventSpool.create(staging.dir);
-      gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool, lastSpool, probe: upToDate.probe, started });
+      const crawlSpool = spool;
+      const onCalendarDone = (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> =>
+        rendererFor(calendars, crawlSpool).calendar(calendar, events, tracker.finishCalendar(calendar.id));
+      gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool: crawlSpool, lastSpool, probe: upToDate.probe, started, onCalendarDone });
       if (gathered.reusedEvents > 0) {
         log.info(
           `${gathered.reusedEvents} of ${gathered.report.events} events unchanged at the portal, taken from the last build as they were ` +
@@ -164,19 +175,9 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     await pages.stopThreads();
     const { calendars, events, report } = gathered;
     const total = [...events.values()].reduce((n, list) => n + list.length, 0);
+    // What vanished from calendars not rendered yet, and from calendars no longer listed.
     const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish();
-    const calendarFiles = new CalendarFiles(staging, rendered.state);
-    const { counts, stableUntil: renderedUntil } = await renderSite(staging, {
-      calendars,
-      events,
-      spool,
-      removed,
-      site,
-      html,
-      eventFiles,
-      calendarFiles,
-      renderedBefore: (calendarId, eventId) => tracker.renderedBefore(calendarId, eventId),
-    });
+    const { counts, stableUntil: renderedUntil } = await rendererFor(calendars, spool).finish(events, removed);
     // Rendered from the last build's spool: every other file of its output stays as it is, but
     // the pages of cancellations that expired now; so do the mirrors and event pages of calendars
     // whose events came from it. (checkUpToDate found every file of --out with its size moments
@@ -306,6 +307,8 @@ interface CrawlRun {
   lastSpool: SavedSpool | undefined;
   probe: ProbeResult | undefined;
   started: number;
+  /** A calendar's events are all in (see Collector); `calendars` is the whole calendar list. */
+  onCalendarDone: (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>) => Promise<void>;
 }
 
 /** Crawl the portal: mirrors to staging, each event normalized, joined with its history, its files written and spooled. */
@@ -313,7 +316,9 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
   const { config } = c.run.loaded;
   const { log, now, signal } = c.run;
   const normalize: NormalizeOptions = { timeZone: c.site.timeZone, locales: config.locales, fields: config.fields, maxFieldLength: config.maxFieldLength };
-  const collector = new Collector(c.staging, normalize, c.site, log, c.tracker, c.eventFiles, c.spool, c.lastSpool);
+  const collector: Collector = new Collector(c.staging, normalize, c.site, log, c.tracker, c.eventFiles, c.spool, c.lastSpool, (calendar, events) =>
+    c.onCalendarDone(collector.calendars, calendar, events),
+  );
   const report: CrawlReport = await crawl(
     c.client,
     c.cache,

@@ -23,6 +23,8 @@ interface CalendarState {
   pending: Map<string, unknown>;
   segments: Map<string, string>;
   events: RefList;
+  /** Details being handled now; -1 until the event list has arrived, and once the calendar is done. */
+  handling: number;
 }
 
 /** Collects the model while writing the mirror into staging. */
@@ -50,6 +52,11 @@ export class Collector implements CrawlSink {
     private readonly spool: EventSpool,
     /** The last build's events, when its output and state are known to be current (checkUpToDate). */
     private readonly saved?: SavedSpool,
+    /**
+     * Called once per calendar, as soon as every event it lists is spooled (or found unreadable):
+     * the build renders its calendar files then, while the crawl of the other calendars goes on.
+     */
+    private readonly onCalendarDone?: (calendar: Calendar, events: RefList) => Promise<void>,
   ) {}
 
   /**
@@ -58,7 +65,7 @@ export class Collector implements CrawlSink {
    * would give the same bytes. False when the last build's spool cannot stand in for them (no
    * spool, another calendar record, or a listed event it lacks that was not unreadable then).
    */
-  reuseCalendar(calendarId: string, eventIds: readonly string[]): boolean {
+  async reuseCalendar(calendarId: string, eventIds: readonly string[]): Promise<boolean> {
     const saved = this.saved;
     const state = this.state(calendarId);
     const refs = this.savedRefsOf(state.calendar);
@@ -71,6 +78,7 @@ export class Collector implements CrawlSink {
     state.pending.clear();
     state.segments = new Map();
     this.reused.push(state.calendar.slug);
+    await this.done(state);
     return true;
   }
 
@@ -99,7 +107,7 @@ export class Collector implements CrawlSink {
       const slug = segments.get(calendar.id) ?? calendar.slug;
       const withSlug = { ...calendar, slug };
       this.calendars.push(withSlug);
-      this.byId.set(calendar.id, { calendar: withSlug, pending: new Map(), segments: new Map(), events: new RefList(calendar.id) });
+      this.byId.set(calendar.id, { calendar: withSlug, pending: new Map(), segments: new Map(), events: new RefList(calendar.id), handling: -1 });
     }
   }
 
@@ -111,26 +119,48 @@ export class Collector implements CrawlSink {
       const id = rawId(item, 'event', this.normalize.fields);
       if (id !== undefined) state.pending.set(id, item);
     }
+    state.handling = 0;
+    if (state.pending.size === 0) await this.done(state);
   }
 
   async onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void> {
     const state = this.state(calendarId);
     const slug = this.slug(state, eventId);
+    state.handling++;
     await this.writeDoc(paths.detailsMirror(state.calendar.slug, slug), doc.bytes, doc.source);
-    if (doc.source === 'reused' && (await this.reuseEvent(state, eventId, slug))) return;
-    let details: unknown;
-    try {
-      details = unwrapRecord(doc.json);
-    } catch (error) {
-      this.log.warn(`Calendar "${calendarId}", event "${eventId}": details are not an object (${(error as Error).message}); using the list entry.`);
+    if (doc.source !== 'reused' || !(await this.reuseEvent(state, eventId, slug))) {
+      let details: unknown;
+      try {
+        details = unwrapRecord(doc.json);
+      } catch (error) {
+        this.log.warn(`Calendar "${calendarId}", event "${eventId}": details are not an object (${(error as Error).message}); using the list entry.`);
+      }
+      await this.add(state, eventId, slug, details);
     }
-    await this.add(state, eventId, slug, details);
+    await this.settled(state);
   }
 
   async onDetailsFailed(calendarId: string, eventId: string, error: Error): Promise<void> {
     const state = this.state(calendarId);
     this.log.warn(`Calendar "${calendarId}", event "${eventId}": details failed, publishing it from its list entry. ${error.message}`);
+    state.handling++;
     await this.add(state, eventId, this.slug(state, eventId), undefined);
+    await this.settled(state);
+  }
+
+  /**
+   * An event's details are handled (spooled, or found unreadable). The calendar is done when no
+   * listed event waits for its details (see arrived()) and none is being handled: an event whose
+   * details never come (which the crawler does not allow) leaves it to the end of the build.
+   */
+  private async settled(state: CalendarState): Promise<void> {
+    state.handling--;
+    if (state.handling === 0 && state.pending.size === 0) await this.done(state);
+  }
+
+  private async done(state: CalendarState): Promise<void> {
+    state.handling = -1;
+    await this.onCalendarDone?.(state.calendar, state.events);
   }
 
   /**

@@ -59,31 +59,53 @@ export interface RenderedSite {
   stableUntil: number;
 }
 
-/** Render calendar pages, feeds, the index and assets into staging. */
+/** Render calendar pages, feeds, the index and assets into staging (every calendar at once). */
 export async function renderSite(staging: Staging, input: RenderInput): Promise<RenderedSite> {
-  const { calendars, spool, site, html, calendarFiles } = input;
-  const counts = new Map<string, number>();
-  // Every predicate on "now" below has a ...ChangesAt twin; this is the earliest of their answers.
-  let stableUntil = Infinity;
-  const until = (t: number): void => {
-    if (t < stableUntil) stableUntil = t;
-  };
-  const upcoming = new Map<string, number>();
-  const removedByCalendar = groupBy(input.removed, (e) => e.calendarId);
-  const environment = renderEnvironment(site, html.fingerprint);
-  const calendarsJson = JSON.stringify(calendars);
-  const record = (ref: EventRef): Buffer => spool.record(ref);
-  // The combined files, gathered as refs while each calendar is rendered.
-  const allIcs: IcsEntry[] = [];
-  const calendarIcs: string[] = [];
-  const feedCandidates: EventRef[] = [];
-  let newest = 0;
+  return new SiteRenderer(staging, input).finish(input.events, input.removed);
+}
 
-  for (const cal of calendars) {
-    const refs = [...(input.events.get(cal.id) ?? [])].sort(compareRefs);
-    const gone = removedByCalendar.get(cal.id) ?? [];
-    counts.set(cal.id, refs.length);
-    upcoming.set(cal.id, upcomingOfRefs(refs, site));
+/**
+ * Renders a calendar's files as soon as its events are all in (calendar()), which a build does
+ * while the crawl of other calendars goes on, then the rest and the site-level files (finish()).
+ * Either way each calendar is rendered once, from its events sorted, so the bytes do not depend
+ * on when it was rendered.
+ */
+export class SiteRenderer {
+  private readonly counts = new Map<string, number>();
+  // Every predicate on "now" below has a ...ChangesAt twin; this is the earliest of their answers.
+  private stableUntil = Infinity;
+  private readonly upcoming = new Map<string, number>();
+  private readonly environment: string;
+  private readonly calendarsJson: string;
+  // What the combined files need of each calendar rendered: its calendar.ics entries (as refs),
+  // the fingerprint of its calendar.ics, its first feed candidates, and its newest event stamp.
+  private readonly done = new Map<string, { ics: IcsEntry[]; icsKey: string; feedCandidates: EventRef[]; newest: number }>();
+  private readonly until = (t: number): void => {
+    if (t < this.stableUntil) this.stableUntil = t;
+  };
+
+  constructor(
+    private readonly staging: Staging,
+    private readonly input: Omit<RenderInput, 'events' | 'removed'>,
+  ) {
+    this.environment = renderEnvironment(input.site, input.html.fingerprint);
+    this.calendarsJson = JSON.stringify(input.calendars);
+  }
+
+  /** Whether calendar() has rendered this calendar. */
+  rendered(calendarId: string): boolean {
+    return this.done.has(calendarId);
+  }
+
+  /** Render one calendar's files from its live events (any order) and its removed ones. */
+  async calendar(cal: Calendar, events: Iterable<EventRef>, gone: readonly FeedEvent[]): Promise<void> {
+    if (this.done.has(cal.id)) throw new Error(`internal: calendar "${cal.id}" rendered twice`);
+    const { spool, site, html, calendars, calendarFiles } = this.input;
+    const staging = this.staging;
+    const until = this.until;
+    const refs = [...events].sort(compareRefs);
+    this.counts.set(cal.id, refs.length);
+    this.upcoming.set(cal.id, upcomingOfRefs(refs, site));
     until(pageTodayChangesAt(cal, site));
     for (const ref of refs) {
       until(feedWindowChangesAt(ref.end, site));
@@ -92,9 +114,14 @@ export async function renderSite(staging: Staging, input: RenderInput): Promise<
     }
 
     const ics = icsEntries(refs, gone, cal.timeZone, site, until);
-    allIcs.push(...ics);
-    const keys = calendarKeys({ environment, calendars: calendarsJson, cal, refs, ics, record, site });
-    calendarIcs.push(keys.ics);
+    const record = (ref: EventRef): Buffer => spool.record(ref);
+    const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record, site });
+    // Taken before the first await: a second call for this calendar fails at once.
+    let newest = 0;
+    for (const r of refs) newest = Math.max(newest, r.stamp);
+    // A calendar's first feedLimit upcoming events hold every one of the combined feeds' items.
+    const feedCandidates = refs.filter((r) => inFeedWindow(r.end, site)).slice(0, Math.max(0, site.feedLimit));
+    this.done.set(cal.id, { ics, icsKey: keys.ics, feedCandidates, newest });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       const events = spool.events(refs);
@@ -108,44 +135,67 @@ export async function renderSite(staging: Staging, input: RenderInput): Promise<
       await staging.write(paths.calendar(cal.slug, 'past.html'), pages.past);
       await staging.write(paths.calendar(cal.slug, 'widget.html'), pages.widget);
     });
-    // A calendar's first feedLimit upcoming events hold every one of the combined feeds' items.
-    feedCandidates.push(...refs.filter((r) => inFeedWindow(r.end, site)).slice(0, Math.max(0, site.feedLimit)));
-    for (const r of refs) newest = Math.max(newest, r.stamp);
     // Removed events keep their page and .ics (both cancelled) while they stay in calendar.ics:
     // RSS items and "add to calendar" files that link to them must not hit a 404.
-    for (const event of gone) await input.eventFiles.write(cal, event, input.renderedBefore(event.calendarId, event.id));
+    for (const event of gone) await this.input.eventFiles.write(cal, event, this.input.renderedBefore(event.calendarId, event.id));
   }
 
-  // Cancellations of a calendar that vanished as a whole stay in the combined calendar.ics, shown
-  // in the site's zone, so apps subscribed to it drop those events too.
-  const listed = new Set(calendars.map((c) => c.id));
-  const unlisted: IcsEntry[] = [];
-  for (const [calendarId, gone] of removedByCalendar) {
-    if (!listed.has(calendarId)) unlisted.push(...icsEntries([], gone, site.timeZone, site, until));
+  /**
+   * Render the calendars calendar() has not (from `events` and `removed`, the removed events of
+   * those calendars and of calendars no longer listed), then the combined files and the index.
+   */
+  async finish(events: ReadonlyMap<string, Iterable<EventRef>>, removed: readonly FeedEvent[]): Promise<RenderedSite> {
+    const { calendars, spool, site, html, calendarFiles } = this.input;
+    const staging = this.staging;
+    const removedByCalendar = groupBy(removed, (e) => e.calendarId);
+    for (const cal of calendars) {
+      if (!this.done.has(cal.id)) await this.calendar(cal, events.get(cal.id) ?? [], removedByCalendar.get(cal.id) ?? []);
+    }
+
+    const allIcs: IcsEntry[] = [];
+    const calendarIcs: string[] = [];
+    const feedCandidates: EventRef[] = [];
+    let newest = 0;
+    for (const cal of calendars) {
+      const done = this.done.get(cal.id)!;
+      allIcs.push(...done.ics);
+      calendarIcs.push(done.icsKey);
+      feedCandidates.push(...done.feedCandidates);
+      newest = Math.max(newest, done.newest);
+    }
+    // Cancellations of a calendar that vanished as a whole stay in the combined calendar.ics, shown
+    // in the site's zone, so apps subscribed to it drop those events too.
+    const listed = new Set(calendars.map((c) => c.id));
+    const unlisted: IcsEntry[] = [];
+    for (const [calendarId, gone] of removedByCalendar) {
+      if (!listed.has(calendarId)) unlisted.push(...icsEntries([], gone, site.timeZone, site, this.until));
+    }
+    allIcs.push(...unlisted);
+    allIcs.sort(compareEntries);
+    const { environment, calendarsJson } = this;
+    await calendarFiles.write('combined calendar.ics', combinedIcsKey(environment, calendarsJson, calendarIcs, unlisted.sort(compareEntries)), [paths.site('calendar.ics')], () =>
+      staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(null, calendars, site), allIcs, spool)),
+    );
+    const selected = feedCandidates.sort(compareRefs).slice(0, Math.max(0, site.feedLimit));
+    const feedFiles = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
+    const record = (ref: EventRef): Buffer => spool.record(ref);
+    await calendarFiles.write('combined feeds', combinedFeedsKey(environment, calendarsJson, selected, newest, record), feedFiles, async () => {
+      const feeds = renderFeeds(null, calendars, spool.events(selected), newest, site);
+      await staging.write(paths.site('rss.xml'), feeds.rss);
+      await staging.write(paths.site('atom.xml'), feeds.atom);
+      await staging.write(paths.site('feed.json'), feeds.json);
+    });
+    const upcomingCounts = calendars.map((c) => this.upcoming.get(c.id) ?? 0);
+    await calendarFiles.write('index', indexKey(environment, calendarsJson, upcomingCounts), [paths.site('index.html')], () =>
+      staging.write(paths.site('index.html'), html.index(calendars, this.upcoming, site)),
+    );
+    for (const [name, content] of Object.entries(html.assets())) await staging.write(paths.site(name as SiteFile), content);
+    return { counts: this.counts, stableUntil: this.stableUntil };
   }
-  allIcs.push(...unlisted);
-  allIcs.sort(compareEntries);
-  await calendarFiles.write('combined calendar.ics', combinedIcsKey(environment, calendarsJson, calendarIcs, unlisted.sort(compareEntries)), [paths.site('calendar.ics')], () =>
-    staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(null, calendars, site), allIcs, spool)),
-  );
-  const selected = feedCandidates.sort(compareRefs).slice(0, Math.max(0, site.feedLimit));
-  const feedFiles = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
-  await calendarFiles.write('combined feeds', combinedFeedsKey(environment, calendarsJson, selected, newest, record), feedFiles, async () => {
-    const feeds = renderFeeds(null, calendars, spool.events(selected), newest, site);
-    await staging.write(paths.site('rss.xml'), feeds.rss);
-    await staging.write(paths.site('atom.xml'), feeds.atom);
-    await staging.write(paths.site('feed.json'), feeds.json);
-  });
-  const upcomingCounts = calendars.map((c) => upcoming.get(c.id) ?? 0);
-  await calendarFiles.write('index', indexKey(environment, calendarsJson, upcomingCounts), [paths.site('index.html')], () =>
-    staging.write(paths.site('index.html'), html.index(calendars, upcoming, site)),
-  );
-  for (const [name, content] of Object.entries(html.assets())) await staging.write(paths.site(name as SiteFile), content);
-  return { counts, stableUntil };
 }
 
 /** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */
-function icsEntries(refs: readonly EventRef[], removed: FeedEvent[], zone: string, site: SiteContext, until: (t: number) => void): IcsEntry[] {
+function icsEntries(refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext, until: (t: number) => void): IcsEntry[] {
   const entries: IcsEntry[] = [];
   for (const ref of refs) if (inIcalWindow(ref.end, site)) entries.push({ start: ref.start, calendarId: ref.calendarId, id: ref.id, ref });
   for (const event of removed) {
@@ -167,7 +217,7 @@ function* icsChunks(header: string, entries: readonly IcsEntry[], spool: EventSp
   yield ICS_FOOTER;
 }
 
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const item of items) {
     const k = key(item);

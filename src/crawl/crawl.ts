@@ -45,7 +45,7 @@ export interface CrawlSink {
    * sink has the calendar's events from the last build and takes them from there. The crawler then
    * records the calendar's cache entries as they were and requests nothing more for it.
    */
-  reuseCalendar?(calendarId: string, eventIds: readonly string[]): boolean;
+  reuseCalendar?(calendarId: string, eventIds: readonly string[]): Promise<boolean>;
   onProgress?(p: CrawlProgress): void;
   /** Something odd but survivable (a paging loop); also listed in the report. */
   onWarning?(message: string): void;
@@ -167,7 +167,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       progress.eventsTotal += entries.size;
       if (doc.source === 'not-modified' && sink.reuseCalendar) {
         const carried = unchangedDetails(calendar, entries, segments);
-        if (carried && sink.reuseCalendar(calendar.id, [...entries.keys()])) {
+        if (carried && (await sink.reuseCalendar(calendar.id, [...entries.keys()]))) {
           for (const { eventId, event, mirrorPath, doc: details } of carried) {
             cache.recordEvent(calendar.id, eventId, event);
             cache.recordDoc(mirrorPath, details);

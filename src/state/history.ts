@@ -24,6 +24,11 @@ export const emptyHistory = (): HistoryState => ({ version: HISTORY_VERSION, eve
 
 const keyOf = (calendarId: string, eventId: string): string => JSON.stringify([calendarId, eventId]);
 
+const SETTLED = 2;
+
+// Removed events in the order finish() has always given them: by calendar, then id.
+const byCalendarAndId = (a: FeedEvent, b: FeedEvent): number => (a.calendarId + '\0' + a.id < b.calendarId + '\0' + b.id ? -1 : 1);
+
 /** Hash of what subscribers see of an event; history fields and detailsMissing are left out. */
 export function contentHash(e: CalendarEvent): string {
   const content = [e.title, e.when, e.description ?? null, e.location ?? null, e.url ?? null, e.status, e.categories, e.organizer ?? null, e.image ?? null, e.updated ?? null];
@@ -58,9 +63,14 @@ export interface LiveEvent {
 export class HistoryTracker {
   // Removed events kept as cancellations (finish()), with their render fingerprints.
   private readonly removedRecords = new HistoryRecords();
-  // One flag per previous record: seen in this build.
+  // One flag per previous record: seen in this build (1), or settled as removed or dropped (SETTLED).
   private readonly seen: Uint8Array;
   readonly counts = { new: 0, changed: 0, removed: 0 };
+  // What settling removed records found so far (finishCalendar() and finish() share them).
+  private tombstonesUntil = Infinity;
+  private readonly dropped: Array<{ calendarSlug: string; slug: string }> = [];
+  // Previous record ids per calendar id, for finishCalendar(); made on its first call.
+  private byCalendar: Map<string, number[]> | undefined;
 
   constructor(
     private readonly previous: HistoryState,
@@ -110,47 +120,78 @@ export class HistoryTracker {
   }
 
   /**
+   * finish() for one calendar, called once every event it lists has been observed (or marked
+   * seen), so its files can be rendered before the crawl of the others ends: its events gone from
+   * the API and kept as cancellations, sorted by id. finish() leaves them out.
+   */
+  finishCalendar(calendarId: string): FeedEvent[] {
+    const ids = this.idsOf(calendarId);
+    this.byCalendar!.delete(calendarId);
+    const removed: FeedEvent[] = [];
+    for (const id of ids) this.settle(id, removed);
+    return removed.sort(byCalendarAndId);
+  }
+
+  /**
    * Events gone from the API, kept as cancellations within keepRemovedMs, sorted by calendar and
-   * id; the first instant at which one of them is dropped (Infinity: none kept), which a rebuild
-   * with the same data before it does not reach; and where the files of those dropped now were.
+   * id (but those finishCalendar() gave already); the first instant at which one of them, or of
+   * finishCalendar()'s, is dropped (Infinity: none kept), which a rebuild with the same data
+   * before it does not reach; and where the files of those dropped now were.
    */
   finish(): { removed: FeedEvent[]; stableUntil: number; dropped: Array<{ calendarSlug: string; slug: string }> } {
     const removed: FeedEvent[] = [];
-    const dropped: Array<{ calendarSlug: string; slug: string }> = [];
-    let stableUntil = Infinity;
+    for (let id = 0; id < this.previous.events.size; id++) this.settle(id, removed);
+    return { removed: removed.sort(byCalendarAndId), stableUntil: this.tombstonesUntil, dropped: this.dropped };
+  }
+
+  // The previous record `id`, if not seen and not settled yet: dropped when it was removed longer
+  // ago than keepRemovedMs, else kept as a cancellation (added to `removed`).
+  private settle(id: number, removed: FeedEvent[]): void {
+    if (this.seen[id] !== 0) return;
+    this.seen[id] = SETTLED;
     const previous = this.previous.events;
-    for (let id = 0; id < previous.size; id++) {
-      if (this.seen[id]) continue;
-      const key = previous.keyAt(id);
-      const before = previous.recordAt(id);
-      const removedAt = before.removedAt ?? this.now;
-      if (this.now - removedAt > this.keepRemovedMs) {
-        dropped.push({ calendarSlug: before.calendarSlug, slug: before.slug });
-        continue;
-      }
-      stableUntil = Math.min(stableUntil, removedAt + this.keepRemovedMs + 1);
-      const record: EventRecord =
-        before.removedAt === undefined ? { ...before, removedAt, changedAt: this.now, sequence: before.sequence + 1 } : { ...before };
-      if (before.removedAt === undefined) this.counts.removed++;
-      this.removedRecords.set(key, record);
-      const [calendarId, id_] = JSON.parse(key) as [string, string];
-      removed.push({
-        calendarId,
-        calendarSlug: record.calendarSlug,
-        id: id_,
-        slug: record.slug,
-        title: record.title,
-        when: record.when,
-        status: 'cancelled',
-        categories: [],
-        firstSeen: record.firstSeen,
-        changedAt: record.changedAt,
-        sequence: record.sequence,
-        removedAt,
-      });
+    const key = previous.keyAt(id);
+    const before = previous.recordAt(id);
+    const removedAt = before.removedAt ?? this.now;
+    if (this.now - removedAt > this.keepRemovedMs) {
+      this.dropped.push({ calendarSlug: before.calendarSlug, slug: before.slug });
+      return;
     }
-    removed.sort((a, b) => (a.calendarId + '\0' + a.id < b.calendarId + '\0' + b.id ? -1 : 1));
-    return { removed, stableUntil, dropped };
+    this.tombstonesUntil = Math.min(this.tombstonesUntil, removedAt + this.keepRemovedMs + 1);
+    const record: EventRecord =
+      before.removedAt === undefined ? { ...before, removedAt, changedAt: this.now, sequence: before.sequence + 1 } : { ...before };
+    if (before.removedAt === undefined) this.counts.removed++;
+    this.removedRecords.set(key, record);
+    const [calendarId, eventId] = JSON.parse(key) as [string, string];
+    removed.push({
+      calendarId,
+      calendarSlug: record.calendarSlug,
+      id: eventId,
+      slug: record.slug,
+      title: record.title,
+      when: record.when,
+      status: 'cancelled',
+      categories: [],
+      firstSeen: record.firstSeen,
+      changedAt: record.changedAt,
+      sequence: record.sequence,
+      removedAt,
+    });
+  }
+
+  // The previous records of a calendar, by id; grouped on the first call (one pass over the keys).
+  private idsOf(calendarId: string): readonly number[] {
+    if (!this.byCalendar) {
+      this.byCalendar = new Map();
+      const previous = this.previous.events;
+      for (let id = 0; id < previous.size; id++) {
+        const [calendar] = JSON.parse(previous.keyAt(id)) as [string, string];
+        const ids = this.byCalendar.get(calendar);
+        if (ids) ids.push(id);
+        else this.byCalendar.set(calendar, [id]);
+      }
+    }
+    return this.byCalendar.get(calendarId) ?? [];
   }
 
   /**

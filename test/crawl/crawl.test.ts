@@ -194,7 +194,7 @@ describe('incremental crawls', () => {
     const asked: Array<[string, string[]]> = [];
     // Takes science and sport (unchanged lists), as a build with the last build's spool would.
     const reusing = Object.assign(sink, {
-      reuseCalendar(calendarId: string, eventIds: readonly string[]): boolean {
+      async reuseCalendar(calendarId: string, eventIds: readonly string[]): Promise<boolean> {
         asked.push([calendarId, [...eventIds]]);
         return calendarId !== 'sport';
       },
@@ -223,7 +223,7 @@ describe('incremental crawls', () => {
     const sink = await firstBuild(p);
     const asked: string[] = [];
     const reusing = Object.assign(sink, {
-      reuseCalendar: (calendarId: string): boolean => (asked.push(calendarId), true),
+      reuseCalendar: async (calendarId: string): Promise<boolean> => (asked.push(calendarId), true),
     });
     // Past --details-max-age (24h) for every event: none is offered, all are revalidated.
     const { report } = await runCrawl(p.url, await CrawlCache.load(dir), reusing, { now: Date.parse('2024-10-03T13:00:00Z') });

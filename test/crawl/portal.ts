@@ -38,6 +38,8 @@ export interface PortalOptions {
   delayMs?: number;
   /** A status to answer instead of the details (e.g. 404), per event. */
   detailsStatus?: (calendarId: string, eventId: string) => number | undefined;
+  /** Answer an event's details only once this settles (when it returns a promise). */
+  holdDetails?: (calendarId: string, eventId: string) => Promise<void> | undefined;
   /** A status to answer instead of a calendar's event list. */
   eventsStatus?: (calendarId: string) => number | undefined;
 }
@@ -73,6 +75,7 @@ export async function startPortal(opts: PortalOptions): Promise<Portal> {
     }
     if (parts.length === 5 && parts[0] === 'event-calendar' && parts[2] === 'event' && parts[4] === 'details') {
       const [, calendarId, , eventId] = parts as [string, string, string, string, string];
+      await opts.holdDetails?.(calendarId, eventId);
       const status = opts.detailsStatus?.(calendarId, eventId);
       const event = opts.events.get(calendarId)?.find((e) => e.id === eventId);
       if (!event || status) return send(req, res, status ?? 404, '{"error":"no such event"}');

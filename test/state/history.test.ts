@@ -68,3 +68,43 @@ describe('applyHistory', () => {
     expect(parseHistory(JSON.parse(JSON.stringify(ok)))).toEqual(ok);
   });
 });
+
+describe('HistoryTracker.finishCalendar', () => {
+  const inCalendar = (calendarId: string, id: string, title = `Event ${id}`): CalendarEvent => ({ ...event(id, title), calendarId, calendarSlug: calendarId });
+
+  it("gives one calendar's removed events as finish() would, and finish() then gives only the rest", () => {
+    const all = [inCalendar('c1', 'a'), inCalendar('c1', 'gone2'), inCalendar('c1', 'gone1'), inCalendar('c2', 'b'), inCalendar('c2', 'gone3'), inCalendar('c3', 'gone4')];
+    const first = applyHistory(all, emptyHistory(), T0, 30 * DAY);
+    const live = [inCalendar('c1', 'a'), inCalendar('c2', 'b')];
+    // finish() alone: the reference.
+    const whole = new HistoryTracker(first.state, T0 + DAY, 30 * DAY);
+    for (const e of live) whole.observe(e);
+    const reference = whole.finish();
+
+    const split = new HistoryTracker(first.state, T0 + DAY, 30 * DAY);
+    split.observe(live[0]!);
+    const c1 = split.finishCalendar('c1');
+    split.observe(live[1]!);
+    const rest = split.finish();
+    expect(c1.map((e) => e.id)).toEqual(['gone1', 'gone2']);
+    expect(rest.removed.map((e) => `${e.calendarId}/${e.id}`)).toEqual(['c2/gone3', 'c3/gone4']);
+    expect([...c1, ...rest.removed]).toEqual(reference.removed);
+    expect(rest.stableUntil).toBe(reference.stableUntil);
+    expect(split.counts).toEqual(whole.counts);
+    expect(Object.fromEntries(split.records([]))).toEqual(Object.fromEntries(whole.records([])));
+    expect(split.finishCalendar('c9')).toEqual([]);
+  });
+
+  it('counts the cancellations a calendar drops in the dropped list and its expiry in stableUntil', () => {
+    const first = applyHistory([inCalendar('c1', 'old'), inCalendar('c2', 'new')], emptyHistory(), T0, 30 * DAY);
+    const second = applyHistory([inCalendar('c2', 'new')], first.state, T0 + DAY, 30 * DAY); // c1/old removed at T0 + DAY
+    const third = applyHistory([], second.state, T0 + 10 * DAY, 30 * DAY); // c2/new removed at T0 + 10 days
+    const tracker = new HistoryTracker(third.state, T0 + 35 * DAY, 30 * DAY);
+    expect(tracker.finishCalendar('c1')).toEqual([]); // dropped: removed 34 days ago
+    expect(tracker.finishCalendar('c2').map((e) => e.id)).toEqual(['new']);
+    const { removed, stableUntil, dropped } = tracker.finish();
+    expect(removed).toEqual([]);
+    expect(dropped).toEqual([{ calendarSlug: 'c1', slug: 'old' }]);
+    expect(stableUntil).toBe(T0 + 10 * DAY + 30 * DAY + 1);
+  });
+});

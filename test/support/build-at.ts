@@ -9,7 +9,8 @@ import type { DemoPortal } from '../../src/demo/server.js';
 import { createLogger } from '../../src/log.js';
 
 export interface BuildAt {
-  portal: DemoPortal;
+  /** A demo portal, or any portal given the same way. */
+  portal: Pick<DemoPortal, 'url' | 'timeZone'> & { tokens: { university: string } };
   /** Working folder (config files are looked up there). */
   work: string;
   site: string;
