@@ -139,16 +139,17 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     };
     const tracker = new HistoryTracker(history.state, now, config.keepRemovedDays * DAY_MS);
     // From the spool, only cancellations' pages can need rendering: not worth starting workers.
-    pages = createPageRenderer(html, site, config.templates, saved ? 0 : undefined);
-    const eventFiles = new EventFiles(staging, pages, html.fingerprint, site, tracker);
+    const renderer = (pages = createPageRenderer(html, site, config.templates, saved ? 0 : undefined));
+    const eventFiles = new EventFiles(staging, renderer, html.fingerprint, site, tracker);
 
     const calendarFiles = new CalendarFiles(staging, rendered.state);
     const renderedBefore = (calendarId: string, eventId: string): string | undefined => tracker.renderedBefore(calendarId, eventId);
     // Made once the calendar list is known: in a crawl, by the first calendar whose events are all
     // in, which is rendered then, while the crawl of the others goes on (and the network waits).
-    let renderer: SiteRenderer | undefined;
+    let siteRenderer: SiteRenderer | undefined;
+    const into = staging;
     const rendererFor = (calendars: Calendar[], from: EventSpool): SiteRenderer =>
-      (renderer ??= new SiteRenderer(staging!, { calendars, spool: from, site, html, eventFiles, calendarFiles, renderedBefore }));
+      (siteRenderer ??= new SiteRenderer(into, { calendars, spool: from, site, html, pages: renderer, eventFiles, calendarFiles, renderedBefore }));
 
     let gathered: Gathered;
     if (saved && lastBuild) {

@@ -1,4 +1,4 @@
-// Event pages and VEVENTs rendered off the main thread. The main thread of a build fetches, parses,
+// Event pages and VEVENTs, and calendars' feeds and pages, rendered off the main thread. The main thread of a build fetches, parses,
 // normalizes and writes; rendering an event page is the largest share of its CPU, so on a machine
 // with a spare core it goes to worker threads and overlaps with everything else. With one core, or
 // when running from TypeScript sources (tests), pages render in-thread through the same interface.
@@ -10,6 +10,7 @@ import { CalfeedError, type ErrorCode } from '../errors.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import type { HtmlRenderer } from '../render/html/index.js';
 import { veventText } from '../render/ical/index.js';
+import { renderSyndication } from '../render/syndication/index.js';
 import type { PageJob, PageReply, PageWorkerData } from './page-worker.js';
 
 export interface RenderedEvent {
@@ -18,9 +19,24 @@ export interface RenderedEvent {
   vevent: string;
 }
 
+/** A calendar's feeds and pages (its calendar.ics is made from the spooled VEVENTs instead). */
+export interface CalendarPages {
+  rss: string;
+  atom: string;
+  json: string;
+  index: string;
+  past: string;
+  widget: string;
+}
+
 export interface PageRenderer {
   /** Render an event's VEVENT, and its page too when `page` is true. */
   render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent>;
+  /**
+   * Render a calendar's feeds and pages from its events as spooled (JSON text, sorted): sent as
+   * text, which crosses to a worker faster than objects, and parsed there.
+   */
+  calendar(cal: Calendar, calendars: Calendar[], eventsJson: readonly string[]): Promise<CalendarPages>;
   /**
    * Stop the worker threads once their jobs are done; later renders run in this thread. For the
    * rest of a build after the crawl, which renders only removed events' files: an idle worker
@@ -52,9 +68,16 @@ export function renderEvent(html: HtmlRenderer, site: SiteContext, cal: Calendar
   return { vevent: veventText(event, site), ...(page ? { page: html.event(cal, event, site) } : {}) };
 }
 
+/** One calendar's job, done in whichever thread runs it. */
+export function renderCalendar(html: HtmlRenderer, site: SiteContext, cal: Calendar, calendars: Calendar[], eventsJson: readonly string[]): CalendarPages {
+  const events = eventsJson.map((json) => JSON.parse(json) as FeedEvent);
+  return { ...renderSyndication(cal, calendars, events, site), ...html.calendar(cal, events, site) };
+}
+
 function inThread(html: HtmlRenderer, site: SiteContext): PageRenderer {
   return {
     render: async (cal, event, page) => renderEvent(html, site, cal, event, page),
+    calendar: async (cal, calendars, eventsJson) => renderCalendar(html, site, cal, calendars, eventsJson),
     stopThreads: async () => undefined,
     close: async () => undefined,
     threads: 0,
@@ -62,7 +85,7 @@ function inThread(html: HtmlRenderer, site: SiteContext): PageRenderer {
 }
 
 interface Pending {
-  resolve: (value: RenderedEvent) => void;
+  resolve: (value: RenderedEvent | CalendarPages) => void;
   reject: (error: Error) => void;
 }
 
@@ -106,13 +129,21 @@ class WorkerPool implements PageRenderer {
   render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.stopped) return this.local.render(cal, event, page);
+    return this.send({ kind: 'event', id: this.nextId++, cal, event, page }) as Promise<RenderedEvent>;
+  }
+
+  calendar(cal: Calendar, calendars: Calendar[], eventsJson: readonly string[]): Promise<CalendarPages> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.stopped) return this.local.calendar(cal, calendars, eventsJson);
+    return this.send({ kind: 'calendar', id: this.nextId++, cal, calendars, eventsJson }) as Promise<CalendarPages>;
+  }
+
+  private send(job: PageJob): Promise<RenderedEvent | CalendarPages> {
     // The least busy worker; jobs are small and similar, so this keeps them evenly loaded.
     let w = 0;
     for (let i = 1; i < this.load.length; i++) if (this.load[i]! < this.load[w]!) w = i;
-    const id = this.nextId++;
-    const job: PageJob = { id, cal, event, page };
-    return new Promise<RenderedEvent>((resolve, reject) => {
-      this.pending.set(id, { worker: w, resolve, reject });
+    return new Promise((resolve, reject) => {
+      this.pending.set(job.id, { worker: w, resolve, reject });
       this.load[w]!++;
       if (this.pending.size === 1) this.workers.forEach((worker) => worker.ref());
       this.workers[w]!.postMessage(job);
@@ -150,6 +181,8 @@ class WorkerPool implements PageRenderer {
     if ('error' in reply) {
       const code = (reply.error.code ?? 'BUILD') as ErrorCode;
       job.reject(new CalfeedError(code, reply.error.message));
+    } else if ('files' in reply) {
+      job.resolve(reply.files);
     } else {
       job.resolve({ vevent: reply.vevent, ...(reply.page !== undefined ? { page: reply.page } : {}) });
     }

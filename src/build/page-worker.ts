@@ -1,26 +1,33 @@
-// Worker thread entry: renders event pages and VEVENTs for the main thread (see page-pool.ts).
+// Worker thread entry: renders event pages and VEVENTs, and calendars' feeds and pages, for the
+// main thread (see page-pool.ts).
 // It loads the same templates the main thread loaded, so its output is byte for byte the same.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { CalfeedError } from '../errors.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
-import { renderEvent } from './page-pool.js';
+import { renderCalendar, renderEvent, type CalendarPages } from './page-pool.js';
 
 export interface PageWorkerData {
   templates: string | undefined;
   site: SiteContext;
 }
 
-export interface PageJob {
-  id: number;
-  cal: Calendar;
-  event: FeedEvent;
-  /** False when only the VEVENT is needed (the page is kept from the last build). */
-  page: boolean;
-}
+export type PageJob =
+  | {
+      kind: 'event';
+      id: number;
+      cal: Calendar;
+      event: FeedEvent;
+      /** False when only the VEVENT is needed (the page is kept from the last build). */
+      page: boolean;
+    }
+  | { kind: 'calendar'; id: number; cal: Calendar; calendars: Calendar[]; eventsJson: readonly string[] };
 
-export type PageReply = { id: number; page?: string; vevent: string } | { id: number; error: { message: string; code?: string } };
+export type PageReply =
+  | { id: number; page?: string; vevent: string }
+  | { id: number; files: CalendarPages }
+  | { id: number; error: { message: string; code?: string } };
 
 const { templates, site } = workerData as PageWorkerData;
 const port = parentPort!;
@@ -29,7 +36,10 @@ const html = await loadHtmlRenderer(templates);
 port.on('message', (job: PageJob) => {
   let reply: PageReply;
   try {
-    reply = { id: job.id, ...renderEvent(html, site, job.cal, job.event, job.page) };
+    reply =
+      job.kind === 'event'
+        ? { id: job.id, ...renderEvent(html, site, job.cal, job.event, job.page) }
+        : { id: job.id, files: renderCalendar(html, site, job.cal, job.calendars, job.eventsJson) };
   } catch (error) {
     // Only calfeed's own error codes cross over; anything else is a BUILD error on the other side.
     const code = error instanceof CalfeedError ? error.code : undefined;

@@ -12,10 +12,11 @@ import { paths, type CalendarFile, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import { pageTodayChangesAt, upcomingChangesAt, type HtmlRenderer } from '../render/html/index.js';
 import { ICS_FOOTER, icalWindowChangesAt, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
-import { feedWindowChangesAt, inFeedWindow, renderFeeds, renderSyndication } from '../render/syndication/index.js';
+import { feedWindowChangesAt, inFeedWindow, renderFeeds } from '../render/syndication/index.js';
 import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
+import type { PageRenderer } from './page-pool.js';
 import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, renderEnvironment, upcomingOfRefs } from './render-keys.js';
 import { compareRefs, type EventRef, type EventSpool } from './spool.js';
 
@@ -23,14 +24,14 @@ import { compareRefs, type EventRef, type EventSpool } from './spool.js';
 const CALENDAR_FILES: readonly CalendarFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html', 'past.html', 'widget.html'];
 
 export interface RenderInput {
+  /** Every calendar listed. */
   calendars: Calendar[];
-  /** Spooled live events per calendar id (made as objects one calendar at a time; see RefList). */
-  events: ReadonlyMap<string, Iterable<EventRef>>;
   spool: EventSpool;
-  /** Events gone from the API, kept as cancellations in iCalendar only. */
-  removed: FeedEvent[];
   site: SiteContext;
+  /** Renders the index and assets. */
   html: HtmlRenderer;
+  /** Renders a calendar's feeds and pages (on a worker while it has threads). */
+  pages: PageRenderer;
   /** Writes event pages and .ics; live events went through it during the crawl already. */
   eventFiles: EventFiles;
   /** Keeps or renders the calendar-level and site-level files. */
@@ -59,11 +60,6 @@ export interface RenderedSite {
   stableUntil: number;
 }
 
-/** Render calendar pages, feeds, the index and assets into staging (every calendar at once). */
-export async function renderSite(staging: Staging, input: RenderInput): Promise<RenderedSite> {
-  return new SiteRenderer(staging, input).finish(input.events, input.removed);
-}
-
 /**
  * Renders a calendar's files as soon as its events are all in (calendar()), which a build does
  * while the crawl of other calendars goes on, then the rest and the site-level files (finish()).
@@ -86,7 +82,7 @@ export class SiteRenderer {
 
   constructor(
     private readonly staging: Staging,
-    private readonly input: Omit<RenderInput, 'events' | 'removed'>,
+    private readonly input: RenderInput,
   ) {
     this.environment = renderEnvironment(input.site, input.html.fingerprint);
     this.calendarsJson = JSON.stringify(input.calendars);
@@ -100,7 +96,7 @@ export class SiteRenderer {
   /** Render one calendar's files from its live events (any order) and its removed ones. */
   async calendar(cal: Calendar, events: Iterable<EventRef>, gone: readonly FeedEvent[]): Promise<void> {
     if (this.done.has(cal.id)) throw new Error(`internal: calendar "${cal.id}" rendered twice`);
-    const { spool, site, html, calendars, calendarFiles } = this.input;
+    const { spool, site, pages, calendars, calendarFiles } = this.input;
     const staging = this.staging;
     const until = this.until;
     const refs = [...events].sort(compareRefs);
@@ -116,24 +112,28 @@ export class SiteRenderer {
     const ics = icsEntries(refs, gone, cal.timeZone, site, until);
     const record = (ref: EventRef): Buffer => spool.record(ref);
     const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record, site });
-    // Taken before the first await: a second call for this calendar fails at once.
     let newest = 0;
     for (const r of refs) newest = Math.max(newest, r.stamp);
     // A calendar's first feedLimit upcoming events hold every one of the combined feeds' items.
     const feedCandidates = refs.filter((r) => inFeedWindow(r.end, site)).slice(0, Math.max(0, site.feedLimit));
+    // Recorded before the first await, so a second call for this calendar fails at once.
     this.done.set(cal.id, { ics, icsKey: keys.ics, feedCandidates, newest });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
-      const events = spool.events(refs);
-      await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(cal, calendars, site), ics, spool));
-      const feeds = renderSyndication(cal, calendars, events, site);
-      await staging.write(paths.calendar(cal.slug, 'rss.xml'), feeds.rss);
-      await staging.write(paths.calendar(cal.slug, 'atom.xml'), feeds.atom);
-      await staging.write(paths.calendar(cal.slug, 'feed.json'), feeds.json);
-      const pages = html.calendar(cal, events, site);
-      await staging.write(paths.calendar(cal.slug, 'index.html'), pages.index);
-      await staging.write(paths.calendar(cal.slug, 'past.html'), pages.past);
-      await staging.write(paths.calendar(cal.slug, 'widget.html'), pages.widget);
+      // Feeds and pages render on a worker while this thread writes the calendar.ics.
+      const rendering = pages.calendar(cal, calendars, refs.map((ref) => spool.json(ref)));
+      try {
+        await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(cal, calendars, site), ics, spool));
+      } finally {
+        await rendering.catch(() => undefined);
+      }
+      const files = await rendering;
+      await staging.write(paths.calendar(cal.slug, 'rss.xml'), files.rss);
+      await staging.write(paths.calendar(cal.slug, 'atom.xml'), files.atom);
+      await staging.write(paths.calendar(cal.slug, 'feed.json'), files.json);
+      await staging.write(paths.calendar(cal.slug, 'index.html'), files.index);
+      await staging.write(paths.calendar(cal.slug, 'past.html'), files.past);
+      await staging.write(paths.calendar(cal.slug, 'widget.html'), files.widget);
     });
     // Removed events keep their page and .ics (both cancelled) while they stay in calendar.ics:
     // RSS items and "add to calendar" files that link to them must not hit a 404.

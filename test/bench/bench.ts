@@ -10,7 +10,8 @@
 // passed an event's start or end; then without the record of the last build), changed (rebuild
 // after 1% of events changed, then after as many changed in one calendar), nolatency (cold build,
 // no injected latency: events/s), large (cold build of 100 x 1000 events, no latency: peak RSS).
-// A curl --parallel run over the same URLs is a second reference for the network floor. Figures
+// A bare client (undici in a child process, fetching only) and curl --parallel over the same URLs
+// are references for the network floor; without latency, the bare client is the ceiling. Figures
 // are printed as a table and written as JSON to a temp folder. Nothing here is a test: timings are
 // reported, never asserted.
 
@@ -26,6 +27,7 @@ import { findList, rawId } from '../../src/normalize/index.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const RUSAGE_PRELOAD = fileURLToPath(new URL('./rusage-preload.mjs', import.meta.url));
+const BARE_CLIENT = fileURLToPath(new URL('./bare-client.mjs', import.meta.url));
 const TIME = '/usr/bin/time';
 const SCENARIOS = ['full', 'nochange', 'changed', 'nolatency', 'large'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -242,7 +244,6 @@ async function crawlUrls(portal: DemoPortal): Promise<string[]> {
 
 /** curl --parallel over the same URLs with the same concurrency: what a plain HTTP client needs. */
 async function curlRow(site: Site, s: Settings): Promise<Row> {
-  const empty = { cpuMs: null, cpuMsPerEvent: null, peakRssMb: null, filesWritten: null, filesUnchanged: null, filesRemoved: null, filesTotal: null };
   const urls = await crawlUrls(site.portal);
   const config = join(site.work, 'curl.conf');
   const lines = [`header = "Authorization: Bearer ${site.portal.tokens.university}"`, 'silent', 'fail'];
@@ -259,23 +260,59 @@ async function curlRow(site: Site, s: Settings): Promise<Row> {
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   if (code !== 0) throw new Error(`curl exited ${code}`);
+  return referenceRow('curl --parallel', site, s, wallMs, cpu, false);
+}
+
+/** A row for a client that only fetches (no build figures); `perEvent`: give events/s. */
+function referenceRow(scenario: string, site: Site, s: Settings, wallMs: number, portalCpu: NodeJS.CpuUsage, perEvent: boolean): Row {
   const requests = site.portal.stats().requests;
   const floorMs = site.latency > 0 ? (requests * site.latency) / s.concurrency : null;
+  const events = site.calendars * site.events;
   return {
-    scenario: 'curl --parallel',
+    scenario,
     calendars: site.calendars,
-    events: site.calendars * site.events,
+    events,
     latencyMs: site.latency,
     concurrency: s.concurrency,
     wallMs: Math.round(wallMs),
     requests,
     requestsPerSec: Math.round((requests / wallMs) * 1000),
-    eventsPerSec: null,
+    eventsPerSec: perEvent ? Math.round((events * 1000) / wallMs) : null,
     floorMs: floorMs === null ? null : Math.round(floorMs),
     floorRatio: floorMs ? round2(wallMs / floorMs) : null,
-    portalCpuMs: Math.round((cpu.user + cpu.system) / 1000),
-    ...empty,
+    portalCpuMs: Math.round((portalCpu.user + portalCpu.system) / 1000),
+    cpuMs: null,
+    cpuMsPerEvent: null,
+    peakRssMb: null,
+    filesWritten: null,
+    filesUnchanged: null,
+    filesRemoved: null,
+    filesTotal: null,
   };
+}
+
+/** A Node.js client that only fetches (bare-client.mjs), in a child process: the least a build's crawl can take. */
+async function bareClientRow(site: Site, s: Settings): Promise<Row> {
+  const urls = await crawlUrls(site.portal);
+  const list = join(site.work, 'urls.txt');
+  await writeFile(list, urls.join('\n') + '\n');
+  site.portal.resetStats();
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  let stderr = '';
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, [BARE_CLIENT, list, String(s.concurrency)], {
+      env: { ...process.env, BENCH_TOKEN: site.portal.tokens.university },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (c) => resolve(c));
+  });
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  if (code !== 0) throw new Error(`bare client exited ${code}: ${stderr.trim()}`);
+  return referenceRow('bare client', site, s, wallMs, cpu, true);
 }
 
 async function hasCurl(): Promise<boolean> {
@@ -337,6 +374,10 @@ async function main(): Promise<void> {
       log(`full build: ${s.calendars} x ${s.events} events, ${s.latency} ms latency, concurrency ${s.concurrency}`);
       const full = await build(site, 'full', s);
       if (want('full')) rows.push(full);
+      if (want('full')) {
+        log('bare client (undici, fetching only) over the same URLs');
+        rows.push(await bareClientRow(site, s));
+      }
       if (want('full') && s.curl) {
         if (await hasCurl()) {
           log('curl --parallel over the same URLs');
@@ -391,6 +432,12 @@ async function main(): Promise<void> {
     try {
       log(`full build, no latency: ${s.calendars} x ${s.events} events`);
       rows.push(await build(site, 'full, no latency', s));
+      // curl's --parallel is no reference here: over 10,000 URLs without latency it spends most
+      // of its time in its own bookkeeping (minutes), not in the network.
+      log('bare client (undici, fetching only), no latency');
+      const bare = await bareClientRow(site, s);
+      bare.note = 'fetching only, no parsing, rendering or writing: the most events/s any Node.js build could reach against this portal on this machine';
+      rows.push(bare);
     } finally {
       await closeSite(site, s.keep);
     }

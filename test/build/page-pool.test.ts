@@ -8,12 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as PoolModule from '../../src/build/page-pool.js';
 import type * as HtmlModule from '../../src/render/html/index.js';
 import type * as IcalModule from '../../src/render/ical/index.js';
+import type * as SyndicationModule from '../../src/render/syndication/index.js';
 import { sampleCalendar, sampleEvent, sampleSite } from '../fixtures/sample.js';
 
 const dist = (p: string): string => new URL(`../../dist/${p}`, import.meta.url).href;
-const { createPageRenderer } = (await import(dist('build/page-pool.js'))) as typeof PoolModule;
+const { createPageRenderer, renderCalendar } = (await import(dist('build/page-pool.js'))) as typeof PoolModule;
 const { loadHtmlRenderer } = (await import(dist('render/html/index.js'))) as typeof HtmlModule;
 const { veventText } = (await import(dist('render/ical/index.js'))) as typeof IcalModule;
+const { renderSyndication } = (await import(dist('render/syndication/index.js'))) as typeof SyndicationModule;
 
 describe('page renderer worker pool (compiled)', () => {
   let dir: string;
@@ -39,6 +41,28 @@ describe('page renderer worker pool (compiled)', () => {
         if (i % 3 === 0) expect(r.page).toBeUndefined();
         else expect(r.page).toBe(html.event(cal, events[i]!, site));
       });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("renders a calendar's feeds and pages in a worker as the renderers do in this thread, before and after its threads stop", async () => {
+    const site = sampleSite();
+    const html = await loadHtmlRenderer();
+    const pool = createPageRenderer(html, site, undefined);
+    try {
+      const cal = sampleCalendar();
+      const events = Array.from({ length: 30 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
+      const json = events.map((e) => JSON.stringify(e));
+      const expected = { ...renderSyndication(cal, [cal], events, site), ...html.calendar(cal, events, site) };
+      expect(renderCalendar(html, site, cal, [cal], json)).toEqual(expected);
+      expect(expected.rss).toContain('Talk 29');
+      expect(expected.index).toContain('Talk 29');
+      const [inWorker, pageAlongside] = await Promise.all([pool.calendar(cal, [cal], json), pool.render(cal, events[0]!, true)]);
+      expect(inWorker).toEqual(expected);
+      expect(pageAlongside.page).toBe(html.event(cal, events[0]!, site));
+      await pool.stopThreads();
+      expect(await pool.calendar(cal, [cal], json)).toEqual(expected);
     } finally {
       await pool.close();
     }
