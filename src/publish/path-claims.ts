@@ -40,6 +40,10 @@ export class PathClaims {
     this.flags[id] = this.flags[id]! | flag;
   }
 
+  clear(id: number, flag: number): void {
+    this.flags[id] = this.flags[id]! & ~flag;
+  }
+
   private grow(n: number): void {
     const cap = Math.max(n, this.claimers.length * 2);
     const claimers = new Int32Array(cap);

@@ -6,26 +6,13 @@
 // whole (carry.ts); the other kept files are hard-linked then (or copied with their old mtime).
 // Only sizes and hashes stay in memory, never contents: builds reach 100,000+ files.
 
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  linkSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import { copyFile, lstat, mkdir, readdir, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError, ConfigError } from '../errors.js';
 import { paths } from '../paths.js';
-import { checkOnWrite, chunkCheckFor, type ChunkCheck } from './content-check.js';
+import { chunkCheckFor, type ChunkCheck } from './content-check.js';
 import { type CarryPlan, checkFolders, cleanFolders, folderOf } from './carry.js';
 import { FileTable } from './file-table.js';
 import { PathClaims } from './path-claims.js';
@@ -33,6 +20,8 @@ import { errno, Limiter, sha256Digest } from './fs-util.js';
 import { scanManifest } from './manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
 import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
+import { type JobResult, makeDirs, underRoot } from './write-job.js';
+import { createWriter, type StagingWriter } from './writer.js';
 
 export interface StagedFile {
   bytes: number;
@@ -80,6 +69,8 @@ export interface Staging {
 export interface StagingOptions {
   signal?: AbortSignal;
   onWarning?: (message: string) => void;
+  /** Whether new files are made in a writer thread (writer.ts); default: when there is a spare core. */
+  writerThread?: boolean;
 }
 
 // Staging folders this process created and has not yet published or discarded: recover() must
@@ -114,7 +105,8 @@ export function holdsPublished(staging: Staging, holds: boolean): void {
 
 /** Remove a staging folder after a failure; outDir is untouched. */
 export async function discard(staging: Staging): Promise<void> {
-  if (staging instanceof DirStaging) staging.close();
+  // The writer finishes what it was given first: nothing may be written into the folder being removed.
+  if (staging instanceof DirStaging) await staging.close();
   if (!holdingPublished.has(staging.dir)) await rm(staging.dir, { recursive: true, force: true });
   liveStagings.delete(staging.dir);
 }
@@ -140,7 +132,8 @@ export async function publishedFiles(staging: Staging): Promise<ReadonlyMap<stri
 
 /** Mark a staging as used up (it has become outDir): later writes throw. */
 export function sealStaging(staging: Staging): void {
-  if (staging instanceof DirStaging) staging.close();
+  // prepareCarry() has already drained and stopped the writer thread.
+  if (staging instanceof DirStaging) void staging.close();
   liveStagings.delete(staging.dir);
 }
 
@@ -183,9 +176,6 @@ export async function assertReplaceable(outDir: string): Promise<void> {
   );
 }
 
-/** Folder separator is '/': output paths (checked by assertSafeRelPath) join by concatenation. */
-const SLASH = path.sep === '/';
-
 class DirStaging implements Staging {
   // Per file: a slot in a compact table (the path string is the caller's; see FileTable), taken
   // when the path is claimed and listed once its bytes are staged.
@@ -194,7 +184,7 @@ class DirStaging implements Staging {
   // a lower-case file path is claimed by its slot in `staged`; a path with capitals under its
   // lower-cased form in upperClaims; every folder on the way under its lower-cased form in
   // folderClaims. Each names the slot of the file that claimed it (for a folder: the first file in
-  // it, whose path starts with the folder's exact spelling).
+  // it, whose path starts with the folder's exact spelling), and whether it is made (QUEUED, MADE).
   private readonly upperClaims = new PathClaims();
   private readonly folderClaims = new PathClaims();
   // Paths isPublished() found listed and on disk with their listed size, so the keep() that
@@ -207,15 +197,21 @@ class DirStaging implements Staging {
   private published: Promise<PublishedIndex> | undefined;
   private index: PublishedIndex | undefined;
   private indexFromManifest = false;
+  // Makes new files (and their folders) in a writer thread; see writer.ts.
+  private readonly writer: StagingWriter;
 
   constructor(
     readonly dir: string,
     readonly outDir: string,
     private readonly options: StagingOptions,
-  ) {}
+  ) {
+    this.writer = createWriter(dir, { signal: options.signal, thread: options.writerThread });
+  }
 
-  close(): void {
+  /** Refuse further writes; resolves once the writer has done what it was given and stopped. */
+  close(): Promise<void> {
     this.closed = true;
+    return this.writer.stop();
   }
 
   async write(relPath: string, data: string | Uint8Array): Promise<void> {
@@ -316,6 +312,8 @@ class DirStaging implements Staging {
   /** See prepareCarry(). */
   async prepareCarry(): Promise<CarryPlan> {
     this.assertOpen('the carried folders');
+    // Every write has resolved by now (publish comes after them); the thread is not needed again.
+    await this.writer.stop();
     const index = this.index ?? (await this.publishedIndex());
     // Deferred files exist only where the manifest was read (see commit and keep). Folders are
     // moved only within one file system: --out a symlink to (or a mount of) another would make
@@ -391,18 +389,23 @@ class DirStaging implements Staging {
   }
 
   private stagedPath(relPath: string): string {
-    return SLASH ? `${this.dir}/${relPath}` : path.join(this.dir, ...relPath.split('/'));
+    return underRoot(this.dir, relPath);
   }
 
   private publishedPath(relPath: string): string {
-    return SLASH ? `${this.outDir}/${relPath}` : path.join(this.outDir, ...relPath.split('/'));
+    return underRoot(this.outDir, relPath);
   }
 
-  // Stage bytes held whole: a hard link when the published copy has them, else a new file. All
-  // synchronous but the copy fallback: a build writes three small files per event, and the
-  // promise API's thread-pool round trips (open, write, close) cost several times the write
-  // itself; the profile showed a quarter of all CPU there.
+  // Stage bytes held whole: a hard link when the published copy has them, else a new file, made
+  // by the writer (in its thread when there is one). The decision is made here, synchronously.
   private async commit(relPath: string, folder: string, bytes: Uint8Array, index: PublishedIndex): Promise<void> {
+    // A path the manifest does not list (every path of a first build) is new whatever its bytes:
+    // their hash is needed only for the table, so the writer computes it beside the write.
+    if (index !== 'unknown' && relPath !== paths.manifest() && index.sizeOf(relPath) === undefined) {
+      const { hash } = await this.writeNew(relPath, folder, bytes, true);
+      this.staged.set(relPath, bytes.length, hash!, true);
+      return;
+    }
     const hash = sha256Digest(bytes);
     const target = this.stagedPath(relPath);
     const published = this.publishedPath(relPath);
@@ -415,17 +418,34 @@ class DirStaging implements Staging {
       this.staged.set(relPath, bytes.length, hash, false, true);
       return;
     }
-    this.ensureDir(folder);
     if (same) {
+      this.ensureDir(folder);
       const copying = this.linkOrCopy(published, target);
       if (copying) await copying;
     } else {
-      writeFileSync(target, bytes, { flag: 'wx' });
-      // Checked here, on the bytes in hand, so verify never reads the file back.
-      const problem = checkOnWrite(relPath, bytes);
-      if (problem !== undefined) this.staged.addProblem(relPath, problem);
+      await this.writeNew(relPath, folder, bytes, false);
     }
     this.staged.set(relPath, bytes.length, hash, !same);
+  }
+
+  // A new file through the writer, with the folders on the way that no write has asked for yet.
+  // Its content problem (checkOnWrite, on the bytes written) is recorded before this resolves.
+  private async writeNew(relPath: string, folder: string, bytes: Uint8Array, hash: boolean): Promise<JobResult> {
+    const dirs = this.foldersToQueue(folder);
+    let result: JobResult;
+    try {
+      result = await this.writer.write({ dirs, relPath, bytes, hash });
+    } catch (error) {
+      // Not made after all: the next write into them asks again (and meets the error itself).
+      for (const dir of dirs) {
+        const id = this.folderClaims.find(lowerKey(dir));
+        if (!this.folderClaims.has(id, MADE)) this.folderClaims.clear(id, QUEUED);
+      }
+      throw error;
+    }
+    for (const dir of dirs) this.folderClaims.set(this.folderClaims.find(lowerKey(dir)), MADE);
+    if (result.problem !== undefined) this.staged.addProblem(relPath, result.problem);
+    return result;
   }
 
   private async stream(relPath: string, folder: string, chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>, isAsync: boolean): Promise<void> {
@@ -574,28 +594,36 @@ class DirStaging implements Staging {
     return id < 0 ? undefined : this.staged.pathAt(this.folderClaims.claimer(id));
   }
 
-  // Every folder on the way was claimed (and is marked MADE once made): make the missing ones top
-  // down, each with a plain mkdir whose parent is known to exist, never mkdir -p.
+  // For the steps that make files in this thread (links, copies, streamed files): every folder on
+  // the way was claimed; make those not known to be made yet, top down, each with a plain mkdir
+  // whose parent is known to exist, never mkdir -p. A folder only queued for the writer is made
+  // here too, rather than waiting for it: whichever thread comes second finds it made (EEXIST).
   private ensureDir(folder: string): void {
-    if (this.isMade(folder)) return; // made already (or '', the staging folder itself)
-    const missing: string[] = [];
-    for (let f = folder; !this.isMade(f); f = f.slice(0, Math.max(0, f.lastIndexOf('/')))) missing.push(f);
-    for (let i = missing.length - 1; i >= 0; i--) {
-      const f = missing[i]!;
-      try {
-        mkdirSync(this.stagedPath(f));
-      } catch (error) {
-        if (errno(error) !== 'EEXIST') throw error;
-      }
-      this.folderClaims.set(this.folderClaims.find(lowerKey(f)), MADE);
-    }
+    const missing = this.unflagged(folder, MADE);
+    if (missing.length === 0) return;
+    makeDirs(this.dir, missing);
+    for (const f of missing) this.folderClaims.set(this.folderClaims.find(lowerKey(f)), MADE | QUEUED);
   }
 
-  // A folder nobody claimed counts as made: '' (the staging folder itself) is the only one asked.
-  private isMade(folder: string): boolean {
-    if (folder === '') return true;
-    const id = this.folderClaims.find(lowerKey(folder));
-    return id < 0 || this.folderClaims.has(id, MADE);
+  // For a file the writer makes: the folders on the way it must make first (no write has asked
+  // for them yet), marked QUEUED. The writer makes a batch in order, so a later file in one of
+  // them finds it made.
+  private foldersToQueue(folder: string): string[] {
+    const missing = this.unflagged(folder, QUEUED);
+    for (const f of missing) this.folderClaims.set(this.folderClaims.find(lowerKey(f)), QUEUED);
+    return missing;
+  }
+
+  // The folders on the way to `folder` without `flag`, top down. A folder nobody claimed counts as
+  // made: '' (the staging folder itself) is the only one asked.
+  private unflagged(folder: string, flag: number): string[] {
+    const missing: string[] = [];
+    for (let f = folder; f !== ''; f = f.slice(0, Math.max(0, f.lastIndexOf('/')))) {
+      const id = this.folderClaims.find(lowerKey(f));
+      if (id < 0 || this.folderClaims.has(id, flag)) break;
+      missing.push(f);
+    }
+    return missing.reverse();
   }
 
   // A hard link, synchronously; undefined when done. Without hard links: a copy with the old
@@ -623,9 +651,11 @@ class DirStaging implements Staging {
   }
 }
 
-// Folder claim flags: claimed under its lower-case spelling; made in staging.
+// Folder claim flags: claimed under its lower-case spelling; made in staging; asked of the writer
+// (which makes it before any file after it), or made.
 const LOWER_CASE = 1;
 const MADE = 2;
+const QUEUED = 4;
 
 /** The claim key for a path: the path itself when it is already lower case (no second string). */
 function lowerKey(p: string): string {
