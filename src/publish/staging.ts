@@ -190,7 +190,8 @@ class DirStaging implements Staging {
   // Paths isPublished() found listed and on disk with their listed size, so the keep() that
   // follows does not lstat the published file a second time. Emptied as the paths are claimed.
   private readonly checkedPublished = new Set<string>();
-  // Only the copy fallback (no hard links) is asynchronous; everything else is synchronous.
+  // The copy fallback (no hard links) runs in the thread pool, a few at a time; links, folders for
+  // them and streamed files are made synchronously here, new files by `writer`.
   private readonly copies = new Limiter(32);
   private closed = false;
   private warnedCopy = false;

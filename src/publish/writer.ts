@@ -59,6 +59,7 @@ const BATCH_BYTES = 1 << 20;
 // references to their callers' bytes, so the copies in transit stay a few MB at any scale.
 const MAX_IN_FLIGHT = 2;
 const DIGEST = 32;
+const YOUNG_MB = 2;
 
 interface Queued {
   job: WriteJob;
@@ -137,7 +138,9 @@ class ThreadWriter implements StagingWriter {
   }
 
   private start(): Worker {
-    const worker = new Worker(this.file, { workerData: { root: this.root } satisfies WriterThreadData });
+    // A small young generation: the thread's garbage is a batch's wrappers, and a default-sized one
+    // grew to tens of MB of peak memory a 100,000-event build cannot spare.
+    const worker = new Worker(this.file, { workerData: { root: this.root } satisfies WriterThreadData, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } });
     liveThreads++;
     // An idle writer must not keep a finished (or failed) build's process alive.
     worker.unref();
