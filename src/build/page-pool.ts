@@ -52,7 +52,7 @@ export interface PageRenderer {
 const MAX_WORKERS = 3;
 
 /**
- * A worker's young generation, in MB. V8's default (48 MB on Node 20, 128 MB on Node 24) lets a
+ * A worker's young generation, in MB. V8's default (48 MB on Node 20, 192 MB on Node 24) lets a
  * worker's RSS grow by that much with garbage that dies young (a calendar's feeds and pages are
  * megabytes of short-lived strings); a small one costs more frequent, cheaper scavenges.
  */

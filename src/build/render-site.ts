@@ -73,9 +73,13 @@ export class SiteRenderer {
   private readonly upcoming = new Map<string, number>();
   private readonly environment: string;
   private readonly calendarsJson: string;
-  // What the combined files need of each calendar rendered: its calendar.ics entries (as refs),
-  // the fingerprint of its calendar.ics, its first feed candidates, and its newest event stamp.
-  private readonly done = new Map<string, { ics: IcsEntry[]; icsKey: string; feedCandidates: EventRef[]; newest: number }>();
+  // What the combined files need of each calendar rendered: the fingerprint of its calendar.ics and
+  // its removed events' entries. Nothing per live event: while the crawl goes on, its events'
+  // entries are made again at the end, from the spooled refs, as each calendar's were.
+  private readonly done = new Map<string, { icsKey: string; removed: IcsEntry[] }>();
+  // The combined feeds' items so far: the first feedLimit of the calendars rendered.
+  private feedCandidates: EventRef[] = [];
+  private newest = 0;
   private readonly until = (t: number): void => {
     if (t < this.stableUntil) this.stableUntil = t;
   };
@@ -112,12 +116,14 @@ export class SiteRenderer {
     const ics = icsEntries(refs, gone, cal.timeZone, site, until);
     const record = (ref: EventRef): Buffer => spool.record(ref);
     const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record, site });
-    let newest = 0;
-    for (const r of refs) newest = Math.max(newest, r.stamp);
-    // A calendar's first feedLimit upcoming events hold every one of the combined feeds' items.
-    const feedCandidates = refs.filter((r) => inFeedWindow(r.end, site)).slice(0, Math.max(0, site.feedLimit));
+    for (const r of refs) this.newest = Math.max(this.newest, r.stamp);
+    // A calendar's first feedLimit upcoming events hold every one of the combined feeds' items, and
+    // so do the first feedLimit of those together (compareRefs orders all refs, so this is exact).
+    const limit = Math.max(0, site.feedLimit);
+    const candidates = refs.filter((r) => inFeedWindow(r.end, site)).slice(0, limit);
+    this.feedCandidates = [...this.feedCandidates, ...candidates].sort(compareRefs).slice(0, limit);
     // Recorded before the first await, so a second call for this calendar fails at once.
-    this.done.set(cal.id, { ics, icsKey: keys.ics, feedCandidates, newest });
+    this.done.set(cal.id, { icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics.
@@ -154,14 +160,11 @@ export class SiteRenderer {
 
     const allIcs: IcsEntry[] = [];
     const calendarIcs: string[] = [];
-    const feedCandidates: EventRef[] = [];
-    let newest = 0;
     for (const cal of calendars) {
       const done = this.done.get(cal.id)!;
-      allIcs.push(...done.ics);
+      for (const ref of events.get(cal.id) ?? []) if (inIcalWindow(ref.end, site)) allIcs.push(liveEntry(ref));
+      allIcs.push(...done.removed);
       calendarIcs.push(done.icsKey);
-      feedCandidates.push(...done.feedCandidates);
-      newest = Math.max(newest, done.newest);
     }
     // Cancellations of a calendar that vanished as a whole stay in the combined calendar.ics, shown
     // in the site's zone, so apps subscribed to it drop those events too.
@@ -176,7 +179,8 @@ export class SiteRenderer {
     await calendarFiles.write('combined calendar.ics', combinedIcsKey(environment, calendarsJson, calendarIcs, unlisted.sort(compareEntries)), [paths.site('calendar.ics')], () =>
       staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(null, calendars, site), allIcs, spool)),
     );
-    const selected = feedCandidates.sort(compareRefs).slice(0, Math.max(0, site.feedLimit));
+    const selected = this.feedCandidates;
+    const newest = this.newest;
     const feedFiles = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
     const record = (ref: EventRef): Buffer => spool.record(ref);
     await calendarFiles.write('combined feeds', combinedFeedsKey(environment, calendarsJson, selected, newest, record), feedFiles, async () => {
@@ -197,7 +201,7 @@ export class SiteRenderer {
 /** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */
 function icsEntries(refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext, until: (t: number) => void): IcsEntry[] {
   const entries: IcsEntry[] = [];
-  for (const ref of refs) if (inIcalWindow(ref.end, site)) entries.push({ start: ref.start, calendarId: ref.calendarId, id: ref.id, ref });
+  for (const ref of refs) if (inIcalWindow(ref.end, site)) entries.push(liveEntry(ref));
   for (const event of removed) {
     const end = eventEndMs(event, zone);
     until(icalWindowChangesAt(end, site));
@@ -205,6 +209,10 @@ function icsEntries(refs: readonly EventRef[], removed: readonly FeedEvent[], zo
     entries.push({ start: eventStartMs(event, zone), calendarId: event.calendarId, id: event.id, text: veventText(event, site) });
   }
   return entries.sort(compareEntries);
+}
+
+function liveEntry(ref: EventRef): IcsEntry {
+  return { start: ref.start, calendarId: ref.calendarId, id: ref.id, ref };
 }
 
 // The order sortByStart gives events: start, then calendar id, then event id.
