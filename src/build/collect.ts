@@ -3,6 +3,8 @@
 // parsed JSON is normalized into the model right away, joined with its history, the event's own
 // page and .ics are written then and there (EventFiles), and the event goes to the spool for the
 // calendar-level render, leaving only a small ref in memory (in a RefList, no object per event).
+// The last event of a calendar in hands the calendar to that render (onCalendarDone), while the
+// crawl of the other calendars goes on.
 
 import type { CrawlSink, DocSource, ListDoc } from '../crawl/index.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';

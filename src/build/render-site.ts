@@ -5,7 +5,8 @@
 //
 // Memory stays bounded by the largest calendar, not the site: events come back from the spool one
 // calendar at a time, the combined calendar.ics is streamed VEVENT by VEVENT from the spool, and
-// the combined feeds load only the events they list.
+// the combined feeds load only the events they list. Between calendars nothing is kept per event,
+// since a build renders each calendar as soon as its events are in, while its crawl goes on.
 
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { paths, type CalendarFile, type SiteFile } from '../paths.js';
