@@ -4,10 +4,9 @@
 // there is no writer thread (writer.ts); either way through runJob, so both do the same syscalls.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { checkOnWrite } from './content-check.js';
-import { errno } from './fs-util.js';
+import { errno, sha256Digest } from './fs-util.js';
 
 export interface WriteJob {
   /** Folders to make first, top down, relative to the staging folder; each may exist already. */
@@ -54,7 +53,7 @@ export function runJob(root: string, job: WriteJob): JobResult {
   // Checked here, on the bytes in hand, so verify never reads the file back.
   const problem = checkOnWrite(job.relPath, job.bytes);
   const result: JobResult = problem === undefined ? {} : { problem };
-  if (job.hash) result.hash = createHash('sha256').update(job.bytes).digest();
+  if (job.hash) result.hash = sha256Digest(job.bytes);
   return result;
 }
 
@@ -93,7 +92,8 @@ export interface BatchReply {
   hashes: ArrayBuffer | null;
 }
 
-const DIGEST = 32;
+/** Bytes of a SHA-256 in a reply's `hashes`. */
+export const DIGEST = 32;
 
 /** Run a batch in order; one job's failure does not stop the others (the main thread decides). */
 export function runBatch(root: string, batch: JobBatch): BatchReply {

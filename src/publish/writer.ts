@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CalfeedError } from '../errors.js';
-import { type BatchReply, type JobBatch, jobFailure, type JobResult, runJob, type WriteJob } from './write-job.js';
+import { type BatchReply, DIGEST, type JobBatch, jobFailure, type JobResult, runJob, type WriteJob } from './write-job.js';
 import type { WriterThreadData } from './writer-thread.js';
 
 export interface StagingWriter {
@@ -58,7 +58,6 @@ const BATCH_BYTES = 1 << 20;
 // Batches the thread holds at once: one being written, one waiting. Further jobs wait here, as
 // references to their callers' bytes, so the copies in transit stay a few MB at any scale.
 const MAX_IN_FLIGHT = 2;
-const DIGEST = 32;
 const YOUNG_MB = 2;
 
 interface Queued {
