@@ -93,11 +93,6 @@ export class SiteRenderer {
     this.calendarsJson = JSON.stringify(input.calendars);
   }
 
-  /** Whether calendar() has rendered this calendar. */
-  rendered(calendarId: string): boolean {
-    return this.done.has(calendarId);
-  }
-
   /** Render one calendar's files from its live events (any order) and its removed ones. */
   async calendar(cal: Calendar, events: Iterable<EventRef>, gone: readonly FeedEvent[]): Promise<void> {
     if (this.done.has(cal.id)) throw new Error(`internal: calendar "${cal.id}" rendered twice`);
@@ -163,7 +158,7 @@ export class SiteRenderer {
     const calendarIcs: string[] = [];
     for (const cal of calendars) {
       const done = this.done.get(cal.id)!;
-      for (const ref of events.get(cal.id) ?? []) if (inIcalWindow(ref.end, site)) allIcs.push(liveEntry(ref));
+      liveEntries(events.get(cal.id) ?? [], site, allIcs);
       allIcs.push(...done.removed);
       calendarIcs.push(done.icsKey);
     }
@@ -201,8 +196,7 @@ export class SiteRenderer {
 
 /** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */
 function icsEntries(refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext, until: (t: number) => void): IcsEntry[] {
-  const entries: IcsEntry[] = [];
-  for (const ref of refs) if (inIcalWindow(ref.end, site)) entries.push(liveEntry(ref));
+  const entries = liveEntries(refs, site);
   for (const event of removed) {
     const end = eventEndMs(event, zone);
     until(icalWindowChangesAt(end, site));
@@ -212,8 +206,10 @@ function icsEntries(refs: readonly EventRef[], removed: readonly FeedEvent[], zo
   return entries.sort(compareEntries);
 }
 
-function liveEntry(ref: EventRef): IcsEntry {
-  return { start: ref.start, calendarId: ref.calendarId, id: ref.id, ref };
+/** The calendar.ics entries of live events: those in the iCalendar window, in the order given. */
+function liveEntries(refs: Iterable<EventRef>, site: SiteContext, into: IcsEntry[] = []): IcsEntry[] {
+  for (const ref of refs) if (inIcalWindow(ref.end, site)) into.push({ start: ref.start, calendarId: ref.calendarId, id: ref.id, ref });
+  return into;
 }
 
 // The order sortByStart gives events: start, then calendar id, then event id.
