@@ -129,6 +129,13 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
     // A details body goes on to the sink while its connection takes the next request: the network
     // sets the pace, not the time the sink takes (normalize, render, write), up to this many bodies.
     const handoff = new Handoff(Math.max(16, client.concurrency * 4), (error) => queue.fail(error));
+    // One event's details (or their failure) to the sink, counted once the sink has them.
+    const deliver = (toSink: () => void | Promise<void>): Promise<void> =>
+      handoff.hand(async () => {
+        await toSink();
+        progress.detailsDone++;
+        tick();
+      });
     const onAbort = (): void => queue.fail(interrupted());
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     // An event list's task enqueues that calendar's details only after onEvents, which keeps the order promise.
@@ -204,21 +211,13 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
             if (isFatal(error)) throw error;
             const failure = error as CalfeedError;
             report.detailsFailed.push({ calendarId: calendar.id, eventId, message: failure.message });
-            await handoff.hand(async () => {
-              await sink.onDetailsFailed(calendar.id, eventId, failure);
-              progress.detailsDone++;
-              tick();
-            });
+            await deliver(() => sink.onDetailsFailed(calendar.id, eventId, failure));
             return;
           }
           if (doc.source === 'fetched') report.detailsFetched++;
           else if (doc.source === 'not-modified') report.detailsNotModified++;
           else report.detailsReused++;
-          await handoff.hand(async () => {
-            await sink.onDetails(calendar.id, eventId, doc);
-            progress.detailsDone++;
-            tick();
-          });
+          await deliver(() => sink.onDetails(calendar.id, eventId, doc));
         };
       }
     };
