@@ -1,6 +1,6 @@
-// Event pages and VEVENTs, and calendars' feeds and pages, rendered off the main thread. The main thread of a build fetches, parses,
-// normalizes and writes; rendering an event page is the largest share of its CPU, so on a machine
-// with a spare core it goes to worker threads and overlaps with everything else. With one core, or
+// Event pages and VEVENTs, and calendars' feeds and pages, rendered off the main thread. The main
+// thread of a build fetches, parses, normalizes and writes; rendering is the largest share of its
+// CPU, so on a machine with a spare core it goes to worker threads and overlaps with the rest. With one core, or
 // when running from TypeScript sources (tests), pages render in-thread through the same interface.
 
 import { availableParallelism } from 'node:os';
@@ -39,8 +39,9 @@ export interface PageRenderer {
   calendar(cal: Calendar, calendars: Calendar[], eventsJson: readonly string[]): Promise<CalendarPages>;
   /**
    * Stop the worker threads once their jobs are done; later renders run in this thread. For the
-   * rest of a build after the crawl, which renders only removed events' files: an idle worker
-   * still holds its whole heap (about 70 MB of a 100,000-event build's peak memory).
+   * rest of a build after the crawl, which renders little (removed events' files, and any
+   * calendar not completed during the crawl): an idle worker still holds its whole heap (about
+   * 70 MB of a 100,000-event build's peak memory).
    */
   stopThreads(): Promise<void>;
   close(): Promise<void>;
@@ -146,7 +147,8 @@ class WorkerPool implements PageRenderer {
   }
 
   private send(job: PageJob): Promise<RenderedEvent | CalendarPages> {
-    // The least busy worker; jobs are small and similar, so this keeps them evenly loaded.
+    // The least busy worker, by jobs waiting: event jobs are small and alike, and a calendar's job
+    // (one in hundreds) counts as one, so this keeps the workers about evenly loaded.
     let w = 0;
     for (let i = 1; i < this.load.length; i++) if (this.load[i]! < this.load[w]!) w = i;
     return new Promise((resolve, reject) => {
