@@ -4,7 +4,7 @@
 // daylight-saving days, odd zones and multi-byte text.
 
 import { DateTime } from 'luxon';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { dayKeyOf, formatListTime, formatLongWhen, isoInZone } from '../../src/render/html/format.js';
 import { relHref } from '../../src/render/html/links.js';
 import { calendarViews, eventView } from '../../src/render/html/view.js';
@@ -224,7 +224,7 @@ describe('text conversions', () => {
 });
 
 describe('event page views', () => {
-  it('share what depends on the calendar and site only while those stay the same', () => {
+  it('share what depends on the calendar and site only while those stay the same', async () => {
     const site = { siteUrl: 'https://a.example/', title: 'A', locale: 'en', timeZone: 'Europe/Vilnius', now: 0, feedLimit: 10, icalPastDays: 90, refreshMinutes: 180, version: '1' };
     const cal = { id: 'c1', slug: 'c1', title: 'Cal', timeZone: 'Europe/Vilnius', url: 'https://portal.example/c1' };
     const event = {
@@ -232,17 +232,25 @@ describe('event page views', () => {
       when: { kind: 'timed' as const, start: Date.parse('2026-09-24T12:00:00Z'), end: Date.parse('2026-09-24T14:00:00Z') },
       description: '<p><a href="/more">More</a></p>', firstSeen: 0, changedAt: 0, sequence: 0,
     };
-    // A fresh calendar object every time is the uncached computation.
-    const fresh = (s: typeof site, c: typeof cal, e = event) => eventView({ ...c }, e, s);
-    expect(eventView(cal, event, site)).toEqual(fresh(site, cal));
+    // A freshly loaded module, with nothing remembered, is the uncached computation.
+    const fresh = async (s: typeof site, c: typeof cal, e = event) => {
+      vi.resetModules();
+      const view = await import('../../src/render/html/view.js');
+      return view.eventView({ ...c }, e, s);
+    };
+    expect(eventView(cal, event, site)).toEqual(await fresh(site, cal));
     for (const other of [
       { ...site, siteUrl: 'https://b.example/x/' }, { ...site, title: 'B' }, { ...site, locale: 'lt' }, { ...site, timeZone: 'UTC' }, { ...site, version: '2' },
     ]) {
-      expect(eventView(cal, event, other)).toEqual(fresh(other, cal));
+      expect(eventView(cal, event, other)).toEqual(await fresh(other, cal));
     }
     for (const change of [{ title: 'Renamed' }, { slug: 'c-1' }, { timeZone: 'Asia/Tokyo' }, { url: undefined }, { url: 'https://elsewhere.example/' }]) {
+      // Remembered for this calendar and site first; then the changed calendar comes as the same
+      // object, and as a copy (as a page worker gets it).
+      eventView(cal, event, site);
       Object.assign(cal, change);
-      expect(eventView(cal, event, site)).toEqual(fresh(site, cal));
+      expect(eventView(cal, event, site)).toEqual(await fresh(site, cal));
+      expect(eventView({ ...cal, ...change }, event, site)).toEqual(await fresh(site, cal));
     }
     // Calendar pages link their events as relHref would, whatever the slugs.
     for (const slug of ['c1', 'a/b', 'x/', '..', 'a/../b', '']) {

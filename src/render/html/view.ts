@@ -284,11 +284,16 @@ interface CalendarShared {
   calendar: { title: string; href: string; timeZone: string };
 }
 
-const sharedByCalendar = new WeakMap<Calendar, CalendarShared>();
+// Keyed by slug, not by the Calendar object: in a page worker every job brings its own copy of the
+// calendar, so an object key never matched there and every event page rebuilt its links. The entry
+// is checked against every input above before it is used, so a stale one is never served.
+const sharedByCalendar = new Map<string, CalendarShared>();
+// More calendars than a portal has; past it the cache starts over rather than grow without bound.
+const MAX_SHARED = 4096;
 
 function calendarShared(c: Ctx, cal: Calendar): CalendarShared {
   const site = c.site;
-  const known = sharedByCalendar.get(cal);
+  const known = sharedByCalendar.get(cal.slug);
   if (
     known && known.siteUrl === site.siteUrl && known.siteTitle === site.title && known.version === site.version &&
     known.locale === c.locale && known.siteZone === site.timeZone && known.slug === cal.slug && known.title === cal.title &&
@@ -311,7 +316,8 @@ function calendarShared(c: Ctx, cal: Calendar): CalendarShared {
     page: rest,
     calendar: { title: cal.title, href: indexHref, timeZone: zone },
   };
-  sharedByCalendar.set(cal, shared);
+  if (sharedByCalendar.size >= MAX_SHARED) sharedByCalendar.clear();
+  sharedByCalendar.set(cal.slug, shared);
   return shared;
 }
 
