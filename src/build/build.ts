@@ -5,7 +5,7 @@
 // crawl with the events the last build saved (saved-spool.ts), when only "now" moved.
 
 import type { LoadedConfig } from '../config/load.js';
-import { CrawlCache, crawl, type CrawlProgress, type CrawlReport, type ListRecord, type ProbeResult } from '../crawl/index.js';
+import { CrawlCache, crawl, type CrawlProgress, type CrawlReport, type DetailsFailure, type ListRecord, type ProbeResult } from '../crawl/index.js';
 import { CalfeedError } from '../errors.js';
 import { PortalClient } from '../http/index.js';
 import type { Logger } from '../log.js';
@@ -46,6 +46,9 @@ import { buildInputs, checkUpToDate } from './up-to-date.js';
 import { manifestSha256 } from '../publish/intact.js';
 
 const DAY_MS = 86_400_000;
+// Failed details a build records for the next one to ask about again before anything else; each
+// costs the up-to-date check one request. More than this, and the next build reads everything.
+const MAX_FAILED_RECORDED = 500;
 
 export interface BuildRun {
   loaded: LoadedConfig;
@@ -105,7 +108,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const last = await loadLastBuild(config.cacheDir);
     const upToDate = await checkUpToDate({ record: last.record, inputs, now, outDir, client, signal });
     signal?.throwIfAborted();
-    if (upToDate.upToDate) return upToDateSummary(run, source, client, upToDate.record, performance.now() - started);
+    if (upToDate.upToDate) return upToDateSummary(run, source, client, upToDate.record, upToDate.failures, performance.now() - started);
     if (last.record) log.info(`Building: ${upToDate.why}.`);
     else if (last.note !== undefined && !last.note.startsWith('no record')) log.info(`last build: ${last.note}`);
     // What the portal's data makes calfeed warn about, from here on, is what a rebuild that finds
@@ -154,7 +157,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     let gathered: Gathered;
     if (saved && lastBuild) {
       spool = saved.spool;
-      gathered = fromSavedSpool(saved, lastBuild, tracker);
+      gathered = fromSavedSpool(saved, lastBuild, upToDate.failures ?? [], tracker);
       for (const warning of lastBuild.warnings) log.warn(warning);
     } else {
       cache = await CrawlCache.load(config.cacheDir, portal);
@@ -230,6 +233,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
         builtAt: now,
         stableUntil: Number.isFinite(stableUntil) ? stableUntil : null,
         detailsDueAt: Number.isFinite(gathered.detailsDueAt) ? gathered.detailsDueAt : null,
+        failedDetails: gathered.failedDetails,
         spool: spoolStamp,
         manifest,
         lists: gathered.lists,
@@ -290,6 +294,8 @@ interface Gathered {
   lists: ListRecord[];
   /** From when some event's details are due for a check (Infinity: never). */
   detailsDueAt: number;
+  /** Events whose details could not be read (LastBuild.failedDetails). */
+  failedDetails: Array<[string, string]>;
   /** Slugs of calendars whose events were taken from the last build's spool, and how many events. */
   reused: readonly string[];
   reusedEvents: number;
@@ -345,23 +351,31 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
     events: collector.events(),
     report,
     lists: report.lists,
-    // Details that failed are asked for again by the next build, whenever it runs.
-    detailsDueAt: report.detailsFailed.length > 0 ? now : c.cache.oldestCheck + config.detailsMaxAgeMs,
+    // Details that failed are asked for again by the next build, first thing (see checkUpToDate);
+    // past a few hundred, the next build simply reads everything again.
+    ...(report.detailsFailed.length > MAX_FAILED_RECORDED
+      ? { detailsDueAt: now, failedDetails: [] }
+      : {
+          detailsDueAt: c.cache.oldestCheck + config.detailsMaxAgeMs,
+          failedDetails: report.detailsFailed.map((f): [string, string] => [f.calendarId, f.eventId]),
+        }),
     reused: collector.reused,
     reusedEvents: collector.reusedEvents,
   };
 }
 
 /** The last build's events, from its spool: the portal answered that none of its lists changed. */
-function fromSavedSpool(saved: SavedSpool, last: LastBuild, tracker: HistoryTracker): Gathered {
+function fromSavedSpool(saved: SavedSpool, last: LastBuild, failures: DetailsFailure[], tracker: HistoryTracker): Gathered {
   for (const refs of saved.events.values()) for (const ref of refs) tracker.markSeen(ref.calendarId, ref.id);
   const events = last.counts.events;
   return {
     calendars: saved.calendars,
     events: saved.events,
-    report: unchangedReport(saved.calendars.length, events, last.lists),
+    report: unchangedReport(saved.calendars.length, events, last.lists, failures),
     lists: last.lists,
     detailsDueAt: last.detailsDueAt ?? Infinity,
+    // Still failing: checkUpToDate asked for them again.
+    failedDetails: failures.map((f): [string, string] => [f.calendarId, f.eventId]),
     reused: saved.calendars.map((c) => c.slug),
     reusedEvents: events,
   };
@@ -380,14 +394,14 @@ function underCalendars(slugs: readonly string[]): (relPath: string) => boolean 
 }
 
 /** The crawl report of a build that found every list unchanged and requested no details. */
-function unchangedReport(calendars: number, events: number, lists: ListRecord[]): CrawlReport {
+function unchangedReport(calendars: number, events: number, lists: ListRecord[], failures: DetailsFailure[]): CrawlReport {
   return {
     calendars,
     events,
     detailsFetched: 0,
     detailsNotModified: 0,
-    detailsReused: events,
-    detailsFailed: [],
+    detailsReused: events - failures.length,
+    detailsFailed: failures,
     listsNotModified: lists.length,
     pages: lists.reduce((n, l) => n + l.entry.pages.length, 0),
     warnings: [],
@@ -426,7 +440,7 @@ const MAX_RECORDED_WARNINGS = 200;
  * The summary of a rebuild that found nothing changed (checkUpToDate): --out was left as it was.
  * The last build's warnings still hold (same data, same settings), so they are given again.
  */
-function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClient, record: LastBuild, durationMs: number): BuildSummary {
+function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClient, record: LastBuild, failures: DetailsFailure[], durationMs: number): BuildSummary {
   const { config } = run.loaded;
   for (const warning of record.warnings) run.log.warn(warning);
   const { calendars, events, eventFiles, calendarFiles, files } = record.counts;
@@ -437,7 +451,7 @@ function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClie
     upToDate: true,
     calendars,
     events,
-    report: unchangedReport(calendars, events, record.lists),
+    report: unchangedReport(calendars, events, record.lists, failures),
     http: client.stats,
     history: { new: 0, changed: 0, removed: 0 },
     eventFiles: { rendered: 0, kept: eventFiles },

@@ -2,12 +2,13 @@
 // anything. The output is a function of the portal's data, the settings, the templates, the
 // runtime, and "now"; last-build.json records the first four, and until when "now" makes no
 // difference. When all of them are the same, --out is still as published, and the portal answers
-// that no list changed (and no event's details are due for a check), the build would publish the
-// very bytes --out already holds: it says so and stops.
+// that no list changed (no event's details are due for a check, and those the last build could
+// not read still cannot be read), the build would publish the very bytes --out already holds: it
+// says so and stops.
 
 import { createHash } from 'node:crypto';
 import type { ResolvedConfig } from '../config/resolve.js';
-import { probeLists, type ProbeResult } from '../crawl/index.js';
+import { probeFailedDetails, probeLists, type DetailsFailure, type ProbeResult } from '../crawl/index.js';
 import type { PortalClient } from '../http/index.js';
 import { outputDiffers } from '../publish/intact.js';
 import type { LastBuild } from '../state/last-build.js';
@@ -41,7 +42,8 @@ export function buildInputs(of: InputsOf): string {
 }
 
 export type UpToDate =
-  | { upToDate: true; record: LastBuild }
+  /** `failures`: the details the last build could not read, which still cannot be read. */
+  | { upToDate: true; record: LastBuild; failures: DetailsFailure[] }
   | {
       upToDate: false;
       why: string;
@@ -54,6 +56,8 @@ export type UpToDate =
       intact?: LastBuild;
       /** Also set when only "now" moved: the portal's data is as it was, so all its events still stand. */
       timeMoved?: LastBuild;
+      /** With timeMoved: as for an up-to-date build. */
+      failures?: DetailsFailure[];
     };
 
 export interface UpToDateCheck {
@@ -79,9 +83,11 @@ export async function checkUpToDate(check: UpToDateCheck): Promise<UpToDate> {
   if (differs) return { upToDate: false, why: `the output folder changed since the last build: ${differs}` };
   const probe = await probeLists(check.client, record.lists, check.signal);
   if (probe.changed) return { upToDate: false, why: `${probe.changed.why} since the last build`, probe, intact: record };
+  const retried = await probeFailedDetails(check.client, record.failedDetails, check.signal);
+  if (retried.readable) return { upToDate: false, why: retried.readable, probe, intact: record };
   if (record.stableUntil !== null && now >= record.stableUntil) {
     const why = 'nothing changed at the portal, but time moved on: an event started or ended, a day began, or a cancellation expired';
-    return { upToDate: false, why, probe, intact: record, timeMoved: record };
+    return { upToDate: false, why, probe, intact: record, timeMoved: record, failures: retried.failures };
   }
-  return { upToDate: true, record };
+  return { upToDate: true, record, failures: retried.failures };
 }

@@ -59,13 +59,20 @@ export interface CrawlProgress {
   requests: number;
 }
 
+/** An event whose details could not be read (it is published from its list entry), and why. */
+export interface DetailsFailure {
+  calendarId: string;
+  eventId: string;
+  message: string;
+}
+
 export interface CrawlReport {
   calendars: number;
   events: number;
   detailsFetched: number;
   detailsNotModified: number;
   detailsReused: number;
-  detailsFailed: Array<{ calendarId: string; eventId: string; message: string }>;
+  detailsFailed: DetailsFailure[];
   listsNotModified: number;
   pages: number;
   warnings: string[];

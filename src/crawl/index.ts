@@ -1,6 +1,6 @@
 // The crawler's public surface.
-export { crawl, type CrawlOptions, type CrawlProgress, type CrawlReport, type CrawlSink } from './crawl.js';
+export { crawl, type CrawlOptions, type CrawlProgress, type CrawlReport, type CrawlSink, type DetailsFailure } from './crawl.js';
 export { CrawlCache, entryHash, sha256, type DocEntry, type EventEntry, type PageEntry } from './cache.js';
 export { asSinglePage, firstPageUrl, linkHeaderNext, nextPageUrl, type PagingConfig } from './paging.js';
 export type { DocSource, ListDoc } from './list.js';
-export { probeLists, type ListRecord, type ProbeResult } from './probe.js';
+export { probeFailedDetails, probeLists, type ListRecord, type ProbeResult } from './probe.js';

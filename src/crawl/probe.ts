@@ -6,6 +6,8 @@
 
 import { CalfeedError } from '../errors.js';
 import type { FetchResult, PortalClient } from '../http/client.js';
+import type { DetailsFailure } from './crawl.js';
+import { apiPaths } from './api-paths.js';
 import { sha256, type DocEntry } from './cache.js';
 
 /** A list document as the last build recorded it: its mirror path and the pages it came from. */
@@ -61,4 +63,39 @@ async function probeOne(client: PortalClient, list: ListRecord, result: ProbeRes
     return;
   }
   result.confirmed.set(mirrorPath, entry.sha256);
+}
+
+/**
+ * Ask again for the details the last build could not read ([calendar id, event id]), as the crawl
+ * would. That build published those events from their list entries, whatever the failure was, so
+ * while every one of them still fails, the same data gives the same output; `readable` names the
+ * first that can now be read (or could not be asked for as before: a failure the crawl would not
+ * go on from, such as a rejected token), and the build reads it again in full. `failures` are
+ * the details that still fail, with why (for the summary), when none can be read.
+ */
+export async function probeFailedDetails(
+  client: PortalClient,
+  failed: ReadonlyArray<readonly [string, string]>,
+  signal?: AbortSignal,
+): Promise<{ readable?: string; failures: DetailsFailure[] }> {
+  let readable: string | undefined;
+  const failures: DetailsFailure[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (readable === undefined && next < failed.length) {
+      const [calendarId, eventId] = failed[next++]!;
+      const what = `the details of event "${eventId}" in calendar "${calendarId}"`;
+      try {
+        await client.getJson(client.keyFor(apiPaths.details(calendarId, eventId)), undefined, { signal });
+        readable ??= `${what}, which could not be read at the last build, can now be read`;
+      } catch (error) {
+        if (signal?.aborted || (error instanceof CalfeedError && error.code === 'INTERRUPTED')) throw error;
+        // As in the crawl: any other CalfeedError is a failure of these details alone.
+        if (!(error instanceof CalfeedError) || error.code === 'AUTH') readable ??= `${what} could not be checked (${(error as Error).message})`;
+        else failures.push({ calendarId, eventId, message: error.message });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(client.concurrency, failed.length)) }, worker));
+  return readable === undefined ? { failures } : { readable, failures: [] };
 }

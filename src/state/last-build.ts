@@ -13,7 +13,7 @@ import { isObject } from '../normalize/record.js';
 import { writePiecesAtomic } from '../write-lines.js';
 
 const FILE = 'last-build.json';
-const VERSION = 1;
+const VERSION = 2;
 
 /** What identifies the spool a build left in the cache folder (src/build/saved-spool.ts). */
 export interface SpoolStamp {
@@ -34,6 +34,11 @@ export interface LastBuild {
   stableUntil: number | null;
   /** From when some event's details are due for a check (--details-max-age); null: never. */
   detailsDueAt: number | null;
+  /**
+   * Events whose details could not be read ([calendar id, event id]); published from their list
+   * entries. The next build asks for them again first: while they still fail it may be up to date.
+   */
+  failedDetails: Array<[string, string]>;
   /** The spool the build left in the cache folder (saved-spool.ts); null: none. */
   spool: SpoolStamp | null;
   /** SHA-256 (hex) of --out/manifest.json as published. */
@@ -71,9 +76,10 @@ export async function saveLastBuild(cacheDir: string, record: LastBuild): Promis
 /** The record in a parsed last-build.json, or undefined when anything in it is not as saveLastBuild writes it. */
 export function parseLastBuild(doc: unknown): LastBuild | undefined {
   if (!isObject(doc) || doc['version'] !== VERSION) return undefined;
-  const { inputs, builtAt, stableUntil, detailsDueAt, spool, manifest, lists, counts, warnings } = doc;
+  const { inputs, builtAt, stableUntil, detailsDueAt, failedDetails, spool, manifest, lists, counts, warnings } = doc;
   if (typeof inputs !== 'string' || typeof builtAt !== 'number' || typeof manifest !== 'string') return undefined;
   if (!isInstant(stableUntil) || !isInstant(detailsDueAt)) return undefined;
+  if (!Array.isArray(failedDetails) || !failedDetails.every(isIdPair)) return undefined;
   if (spool !== null && !(isObject(spool) && typeof spool['id'] === 'string' && typeof spool['bytes'] === 'number')) return undefined;
   if (!Array.isArray(lists) || lists.length === 0 || !lists.every(isListRecord)) return undefined;
   if (!Array.isArray(warnings) || !warnings.every((w) => typeof w === 'string')) return undefined;
@@ -83,12 +89,17 @@ export function parseLastBuild(doc: unknown): LastBuild | undefined {
     builtAt,
     stableUntil,
     detailsDueAt,
+    failedDetails,
     spool: spool as SpoolStamp | null,
     manifest,
     lists,
     counts: counts as LastBuild['counts'],
     warnings,
   };
+}
+
+function isIdPair(value: unknown): value is [string, string] {
+  return Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string';
 }
 
 function isListRecord(value: unknown): value is ListRecord {

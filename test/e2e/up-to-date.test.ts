@@ -15,6 +15,7 @@ import { formatSummary, type BuildSummary } from '../../src/build/summary.js';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { paths } from '../../src/paths.js';
 import { buildAt } from '../support/build-at.js';
+import { makeEvents, startPortal } from '../crawl/portal.js';
 import { snapshotTree } from '../support/tree.js';
 
 const MINUTE = 60_000;
@@ -61,18 +62,26 @@ async function fresh(now: number, flags: Record<string, string> = {}): Promise<{
 }
 
 /** The record of the last build, as the next build reads it. */
-async function lastBuild(cache: string): Promise<{ stableUntil: number | null; detailsDueAt: number | null }> {
-  return JSON.parse(await readFile(join(cache, 'last-build.json'), 'utf8')) as { stableUntil: number | null; detailsDueAt: number | null };
+async function lastBuild(cache: string): Promise<LastBuildRecord> {
+  return JSON.parse(await readFile(join(cache, 'last-build.json'), 'utf8')) as LastBuildRecord;
+}
+
+interface LastBuildRecord {
+  stableUntil: number | null;
+  detailsDueAt: number | null;
+  failedDetails: Array<[string, string]>;
 }
 
 const portals: DemoPortal[] = [];
+const TEST_TOKEN = 'up-to-date-token';
+const closers: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'calfeed-uptodate-'));
 });
 
 afterAll(async () => {
-  await Promise.all(portals.map((p) => p.close()));
+  await Promise.all([...portals.map((p) => p.close()), ...closers.map((close) => close())]);
   await rm(work, { recursive: true, force: true });
 });
 
@@ -166,7 +175,7 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     expect(portal.stats().byKind.details).toBe(due.summary.events);
   });
 
-  it('details that failed are asked for again: the build after one where some failed is never "up to date"', async () => {
+  it('details that failed are asked for again: once the portal answers them, the build reads them', async () => {
     // The flaky portal fails the first request of about 3 in 10 URLs once (the calendar list's
     // always). Without retries, builds fail at a list until every list has had its failure; in
     // the build that gets through, details fail (published from their list entries), and they
@@ -181,13 +190,82 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     for (let attempt = 0; first === undefined && attempt < 10; attempt++) first = await build(portal, site, cache, DAY1_0900, flags).catch(() => undefined);
     if (!first) throw new Error('the flaky portal never let a build through');
     expect(first.summary.details.failed).toBeGreaterThan(0);
-    expect((await lastBuild(cache)).detailsDueAt).toBe(DAY1_0900);
+    expect((await lastBuild(cache)).failedDetails).toHaveLength(first.summary.details.failed);
     portal.resetStats();
     const again = await build(portal, site, cache, DAY1_0900, flags);
     expect(again.summary.upToDate).toBe(false);
     expect(portal.stats().byKind.details).toBeGreaterThanOrEqual(first.summary.details.failed);
     expect(again.summary.details).toMatchObject({ failed: 0, fetched: first.summary.details.failed });
     expect((await build(portal, site, cache, DAY1_0900 + MINUTE, flags)).summary.upToDate).toBe(true);
+  });
+
+  it('details that still fail do not stop "up to date": they are asked for again, and once they can be read, the build reads them', async () => {
+    // A portal that answers one event's details with 404, whatever is asked: that event is published
+    // from its list entry, and so it is every time, until the portal answers.
+    const broken = new Set(['a/e2']);
+    const testPortal = await startPortal({
+      token: TEST_TOKEN,
+      calendars: [
+        { id: 'a', title: 'A' },
+        { id: 'b', title: 'B' },
+      ],
+      events: new Map([
+        ['a', makeEvents('a', 3)],
+        ['b', makeEvents('b', 2)],
+      ]),
+      detailsStatus: (calendarId, eventId) => (broken.has(`${calendarId}/${eventId}`) ? 404 : undefined),
+    });
+    closers.push(() => testPortal.close());
+    const portal = { url: testPortal.url, timeZone: 'UTC', tokens: { university: TEST_TOKEN } };
+    const dir = await mkdtemp(join(work, 'broken-'));
+    const site = join(dir, 'site');
+    const cache = join(dir, 'cache');
+    // One failure in five events is past the default share that fails a build.
+    const flags = { maxFailedDetails: '50%' };
+    const at = (now: number) => buildAt({ portal, work, site, cache, now, flags });
+    const detailsAsked = () => testPortal.detailsRequests().length;
+
+    const first = await at(DAY1_0900);
+    expect(first.summary.details.failed).toBe(1);
+    expect((await lastBuild(cache)).failedDetails).toEqual([['a', 'e2']]);
+    const published = await snapshotTree(site);
+
+    // Still failing: up to date, after the list probes and one request for those details.
+    const asked = detailsAsked();
+    const again = await at(DAY1_0900 + MINUTE);
+    expect(again.summary.upToDate).toBe(true);
+    expect(again.summary.details).toMatchObject({ failed: 1, reused: 4 });
+    expect(detailsAsked() - asked).toBe(1);
+    expect(again.log).toContain('details failed');
+    expect(await snapshotTree(site)).toEqual(published);
+
+    // What a cold build at `now` publishes (with the same event history).
+    const cold = async (now: number) => {
+      const coldDir = await mkdtemp(join(work, 'broken-cold-'));
+      await mkdir(join(coldDir, 'cache'));
+      await copyFile(join(cache, 'history.json'), join(coldDir, 'cache', 'history.json'));
+      await buildAt({ portal, work, site: join(coldDir, 'site'), cache: join(coldDir, 'cache'), now, flags });
+      return contents(join(coldDir, 'site'));
+    };
+
+    // Time moves on (a new day): rendered from the last build's events, the failing one still
+    // from its list entry and still listed as failed, as a cold build has it.
+    const nextDay = (await lastBuild(cache)).stableUntil!;
+    const moved = await at(nextDay);
+    expect(moved.log).toContain("Rendered from the last build's events");
+    expect(moved.summary.details).toMatchObject({ failed: 1, reused: 4 });
+    expect((await lastBuild(cache)).failedDetails).toEqual([['a', 'e2']]);
+    expect(await contents(site)).toEqual(await cold(nextDay));
+
+    // The portal answers now: the build reads them, and publishes what a cold build does.
+    broken.clear();
+    const fixed = await at(nextDay + MINUTE);
+    expect(fixed.summary.upToDate).toBe(false);
+    expect(fixed.log).toContain('the details of event "e2" in calendar "a", which could not be read at the last build, can now be read');
+    expect(fixed.summary.details.failed).toBe(0);
+    expect((await lastBuild(cache)).failedDetails).toEqual([]);
+    expect(await contents(site)).toEqual(await cold(nextDay + MINUTE));
+    expect((await at(nextDay + 2 * MINUTE)).summary.upToDate).toBe(true);
   });
 
   it('a cancellation that expires while nothing changes at the portal: built from the spool, its page and .ics are removed, as a cold build has it', async () => {
