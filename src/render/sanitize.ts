@@ -104,9 +104,9 @@ export function sanitizeHtml(html: string, baseUrl?: string): string {
   return sanitizeMemo.get(`${baseUrl === undefined ? '-' : base.length}:${base}${html}`, () => clean(html, baseUrl));
 }
 
-// The same description is cleaned for the event page and for each feed that lists it: answers are
-// remembered (bounded: a few thousand, at most 4M characters).
-const sanitizeMemo = new StringMemo(4096, 4_000_000);
+// The same description is cleaned for the event page and again for its calendar's feeds (the
+// calendar's job, right after its events): answers are remembered, a few hundred (see textMemo).
+const sanitizeMemo = new StringMemo(512, 1_000_000);
 
 // Options hold closures over the base URL; a site has few distinct bases (the portal's pages), so
 // they are built once per base rather than once per call.

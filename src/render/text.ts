@@ -73,9 +73,11 @@ function linkText(text: string, href: string | undefined): string {
   return `${label} (${href})`;
 }
 
-// One description is converted for its page summary, its JSON-LD, its .ics and the calendar's .ics:
-// the answers are remembered (bounded: a few thousand descriptions, at most 4M characters).
-const textMemo = new StringMemo(4096, 4_000_000);
+// One description is converted for its page summary, its JSON-LD and its .ics (one render job) and
+// for its calendar's feeds (the calendar's job, right after its events): the answers are remembered.
+// A few hundred is enough for those repeats; thousands only held a render thread's memory (about
+// 15 MB at 100,000 events) for answers no job asked for again.
+const textMemo = new StringMemo(512, 1_000_000);
 
 /** HTML -> plain text for iCalendar and summaries: block elements become line breaks, lists become "- " lines, links kept as "text (url)" (just the url when the text equals it), entities decoded, whitespace collapsed, control characters removed. */
 export function htmlToText(html: string): string {
