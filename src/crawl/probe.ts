@@ -79,11 +79,13 @@ export async function probeFailedDetails(
   signal?: AbortSignal,
 ): Promise<{ readable?: string; failures: DetailsFailure[] }> {
   let readable: string | undefined;
+  // By position, so the failures keep the order the last build listed them in.
   const failures: DetailsFailure[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
     while (readable === undefined && next < failed.length) {
-      const [calendarId, eventId] = failed[next++]!;
+      const at = next++;
+      const [calendarId, eventId] = failed[at]!;
       const what = `the details of event "${eventId}" in calendar "${calendarId}"`;
       try {
         await client.getJson(client.keyFor(apiPaths.details(calendarId, eventId)), undefined, { signal });
@@ -92,10 +94,10 @@ export async function probeFailedDetails(
         if (signal?.aborted || (error instanceof CalfeedError && error.code === 'INTERRUPTED')) throw error;
         // As in the crawl: any other CalfeedError is a failure of these details alone.
         if (!(error instanceof CalfeedError) || error.code === 'AUTH') readable ??= `${what} could not be checked (${(error as Error).message})`;
-        else failures.push({ calendarId, eventId, message: error.message });
+        else failures[at] = { calendarId, eventId, message: error.message };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(client.concurrency, failed.length)) }, worker));
-  return readable === undefined ? { failures } : { readable, failures: [] };
+  return readable === undefined ? { failures: failures.filter((f) => f !== undefined) } : { readable, failures: [] };
 }
