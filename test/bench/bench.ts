@@ -64,6 +64,12 @@ interface Row {
   peakRssMb: number | null;
   /** CPU the in-process demo portal spent serving this run (it shares the machine). */
   portalCpuMs: number;
+  /**
+   * Share of the machine's CPU time the hypervisor gave to others during the run (Linux "steal");
+   * null where /proc/stat has none. A virtual machine's neighbours can slow a run down by half:
+   * figures from runs with a few % of it are not comparable with calm ones.
+   */
+  stealPct: number | null;
   filesWritten: number | null;
   filesUnchanged: number | null;
   filesRemoved: number | null;
@@ -118,6 +124,29 @@ interface ChildRun {
   cpuMs: number | null;
   peakRssKb: number | null;
   portalCpuMs: number;
+  stealPct: number | null;
+}
+
+/** CPU ticks of the whole machine from /proc/stat: [steal, all]; null where there is no such file. */
+async function cpuTicks(): Promise<[number, number] | null> {
+  try {
+    const fields = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already in user and nice)
+    const all = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+    return fields.length >= 8 ? [fields[7]!, all] : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts measuring steal; the returned function gives its share of all CPU time since, in %. */
+async function stealMeter(): Promise<() => Promise<number | null>> {
+  const before = await cpuTicks();
+  return async () => {
+    const after = await cpuTicks();
+    if (!before || !after || after[1] === before[1]) return null;
+    return Math.round(((after[0] - before[0]) / (after[1] - before[1])) * 1000) / 10;
+  };
 }
 
 /** Run `node dist/cli.js ...args`, measuring the child alone (GNU time, else a resourceUsage preload). */
@@ -127,6 +156,7 @@ async function runMeasured(args: string[], env: Record<string, string>, cwd: str
   const nodeArgs = useTime ? [CLI, ...args] : ['--import', RUSAGE_PRELOAD, CLI, ...args];
   const [cmd, cmdArgs] = useTime ? [TIME, ['-v', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CALFEED_')));
+  const steal = await stealMeter();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const child = spawn(cmd, cmdArgs, { cwd, env: { ...base, ...env, BENCH_RUSAGE_FILE: rusageFile }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -141,6 +171,7 @@ async function runMeasured(args: string[], env: Record<string, string>, cwd: str
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   const portalCpuMs = (cpu.user + cpu.system) / 1000;
+  const stealPct = await steal();
   let cpuMs: number | null = null;
   let peakRssKb: number | null = null;
   if (useTime) {
@@ -154,7 +185,7 @@ async function runMeasured(args: string[], env: Record<string, string>, cwd: str
     cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
     peakRssKb = usage.maxRSS;
   }
-  return { code, stdout, stderr, wallMs, cpuMs, peakRssKb, portalCpuMs };
+  return { code, stdout, stderr, wallMs, cpuMs, peakRssKb, portalCpuMs, stealPct };
 }
 
 interface Site {
@@ -219,6 +250,7 @@ async function build(site: Site, scenario: string, s: Settings, kind: 'full' | '
     cpuMsPerEvent: run.cpuMs === null ? null : round3(run.cpuMs / summary.events),
     peakRssMb: run.peakRssKb === null ? null : Math.round(run.peakRssKb / 1024),
     portalCpuMs: Math.round(run.portalCpuMs),
+    stealPct: run.stealPct,
     filesWritten: summary.files.written,
     filesUnchanged: summary.files.unchanged,
     filesRemoved: summary.files.removed,
@@ -254,6 +286,7 @@ async function curlRow(site: Site, s: Settings): Promise<Row> {
   for (const url of urls) lines.push(`url = "${url}"`, 'output = "/dev/null"');
   await writeFile(config, lines.join('\n') + '\n');
   site.portal.resetStats();
+  const steal = await stealMeter();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const code = await new Promise<number | null>((resolve, reject) => {
@@ -264,11 +297,11 @@ async function curlRow(site: Site, s: Settings): Promise<Row> {
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   if (code !== 0) throw new Error(`curl exited ${code}`);
-  return referenceRow('curl --parallel', site, s, wallMs, cpu, false);
+  return referenceRow('curl --parallel', site, s, wallMs, cpu, await steal(), false);
 }
 
 /** A row for a client that only fetches (no build figures); `perEvent`: give events/s. */
-function referenceRow(scenario: string, site: Site, s: Settings, wallMs: number, portalCpu: NodeJS.CpuUsage, perEvent: boolean): Row {
+function referenceRow(scenario: string, site: Site, s: Settings, wallMs: number, portalCpu: NodeJS.CpuUsage, stealPct: number | null, perEvent: boolean): Row {
   const requests = site.portal.stats().requests;
   const floorMs = site.latency > 0 ? (requests * site.latency) / s.concurrency : null;
   const events = site.calendars * site.events;
@@ -285,6 +318,7 @@ function referenceRow(scenario: string, site: Site, s: Settings, wallMs: number,
     floorMs: floorMs === null ? null : Math.round(floorMs),
     floorRatio: floorMs ? round2(wallMs / floorMs) : null,
     portalCpuMs: Math.round((portalCpu.user + portalCpu.system) / 1000),
+    stealPct,
     cpuMs: null,
     cpuMsPerEvent: null,
     peakRssMb: null,
@@ -301,6 +335,7 @@ async function bareClientRow(site: Site, s: Settings): Promise<Row> {
   const list = join(site.work, 'urls.txt');
   await writeFile(list, urls.join('\n') + '\n');
   site.portal.resetStats();
+  const steal = await stealMeter();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   let stderr = '';
@@ -316,7 +351,7 @@ async function bareClientRow(site: Site, s: Settings): Promise<Row> {
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   if (code !== 0) throw new Error(`bare client exited ${code}: ${stderr.trim()}`);
-  return referenceRow('bare client', site, s, wallMs, cpu, true);
+  return referenceRow('bare client', site, s, wallMs, cpu, await steal(), true);
 }
 
 async function hasCurl(): Promise<boolean> {
@@ -349,6 +384,7 @@ function table(rows: Row[]): string {
     ['CPU ms/ev', (r) => (r.cpuMsPerEvent === null ? '-' : r.cpuMsPerEvent.toFixed(3))],
     ['peak RSS MB', (r) => (r.peakRssMb === null ? '-' : String(r.peakRssMb))],
     ['portal CPU s', (r) => (r.portalCpuMs / 1000).toFixed(2)],
+    ['steal %', (r) => (r.stealPct === null ? '-' : r.stealPct.toFixed(1))],
     ['written', (r) => (r.filesWritten === null ? '-' : String(r.filesWritten))],
     ['unchanged', (r) => (r.filesUnchanged === null ? '-' : String(r.filesUnchanged))],
     ['removed', (r) => (r.filesRemoved === null ? '-' : String(r.filesRemoved))],
