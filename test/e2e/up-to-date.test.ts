@@ -268,6 +268,29 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     expect((await at(nextDay + 2 * MINUTE)).summary.upToDate).toBe(true);
   });
 
+  it('past 500 failed details the record lists none, and the next build reads everything again', async () => {
+    const testPortal = await startPortal({
+      token: TEST_TOKEN,
+      calendars: [{ id: 'a', title: 'A' }],
+      events: new Map([['a', makeEvents('a', 502)]]),
+      // Every event's details but the first fail: 501 of them.
+      detailsStatus: (_calendarId, eventId) => (eventId === 'e1' ? undefined : 404),
+    });
+    closers.push(() => testPortal.close());
+    const portal = { url: testPortal.url, timeZone: 'UTC', tokens: { university: TEST_TOKEN } };
+    const dir = await mkdtemp(join(work, 'many-broken-'));
+    const run = { portal, work, site: join(dir, 'site'), cache: join(dir, 'cache'), flags: { maxFailedDetails: '100%' } };
+    const first = await buildAt({ ...run, now: DAY1_0900 });
+    expect(first.summary.details.failed).toBe(501);
+    const record = await lastBuild(run.cache);
+    expect(record.failedDetails).toEqual([]);
+    expect(record.detailsDueAt).toBe(DAY1_0900);
+    const again = await buildAt({ ...run, now: DAY1_0900 + MINUTE });
+    expect(again.summary.upToDate).toBe(false);
+    expect(again.log).toContain("some events' details are due for a check");
+    expect(again.summary.details.failed).toBe(501);
+  });
+
   it('a cancellation that expires while nothing changes at the portal: built from the spool, its page and .ics are removed, as a cold build has it', async () => {
     const flags = { keepRemovedDays: '1', detailsMaxAge: '30d' };
     const { portal, site, cache, first } = await fresh(DAY1_0900, flags);
