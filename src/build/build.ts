@@ -18,7 +18,6 @@ import {
   createStaging,
   discard,
   publish,
-  readManifestSummary,
   recover,
   writeSiteMeta,
   shrinkReason,
@@ -210,7 +209,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const calendarsMeta = calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
     await writeSiteMeta(staging, calendarsMeta, { generator: `calfeed ${VERSION}` });
 
-    const shrink = shrinkReason(await readManifestSummary(outDir), { calendars: calendars.length, events: total });
+    const shrink = shrinkReason(await staging.publishedManifest(), { calendars: calendars.length, events: total });
     if (shrink && !config.allowShrink) {
       throw new CalfeedError('SHRINK', `Refusing to publish ${config.out}: ${shrink}`);
     }

@@ -27,7 +27,6 @@ export {
   MANIFEST_FORMAT,
   parseManifest,
   readManifest,
-  readManifestSummary,
   renderManifest,
   manifestChunks,
   scanManifest,

@@ -323,16 +323,6 @@ function parseEntry(lines: string[], intern: (s: string) => string): ManifestFil
 }
 
 /** Shrink guard: a reason to refuse publishing when the new build has less than half the calendars or events of the last one. */
-/** The published manifest without its file list (enough for the shrink guard), or undefined. */
-export async function readManifestSummary(outDir: string): Promise<Omit<Manifest, 'files'> | undefined> {
-  try {
-    const { manifest } = await scanManifest(path.join(outDir, paths.manifest()), () => ({ add() {}, done: () => undefined }));
-    return manifest;
-  } catch {
-    return undefined;
-  }
-}
-
 export function shrinkReason(previous: Pick<Manifest, 'counts'> | undefined, next: { calendars: number; events: number }): string | undefined {
   if (previous === undefined) return undefined;
   const checks: Array<[string, number, number]> = [

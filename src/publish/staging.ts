@@ -17,7 +17,7 @@ import { type CarryPlan, checkFolders, cleanFolders, folderOf } from './carry.js
 import { FileTable } from './file-table.js';
 import { PathClaims } from './path-claims.js';
 import { errno, Limiter, sha256Digest } from './fs-util.js';
-import { scanManifest } from './manifest.js';
+import { type Manifest, scanManifest } from './manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
 import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
 import { type JobResult, makeDirs, underRoot } from './write-job.js';
@@ -64,6 +64,11 @@ export interface Staging {
    * still there, so keep() will succeed without reading it.
    */
   isPublished(relPath: string, sha256?: string): Promise<boolean>;
+  /**
+   * --out's manifest.json as published, without its file list (for the shrink guard); undefined
+   * when there is none or it cannot be read. Taken from the one read of it the build makes anyway.
+   */
+  publishedManifest(): Promise<Omit<Manifest, 'files'> | undefined>;
 }
 
 export interface StagingOptions {
@@ -198,6 +203,7 @@ class DirStaging implements Staging {
   private published: Promise<PublishedIndex> | undefined;
   private index: PublishedIndex | undefined;
   private indexFromManifest = false;
+  private indexManifest: Omit<Manifest, 'files'> | undefined;
   // Makes new files (and their folders) in a writer thread; see writer.ts.
   private readonly writer: StagingWriter;
 
@@ -370,6 +376,11 @@ class DirStaging implements Staging {
     );
   }
 
+  async publishedManifest(): Promise<Omit<Manifest, 'files'> | undefined> {
+    await this.publishedIndex();
+    return this.indexManifest;
+  }
+
   /** See publishedFiles(). */
   async publishedListing(): Promise<PublishedTable | undefined> {
     const index = this.index ?? (await this.publishedIndex());
@@ -381,9 +392,10 @@ class DirStaging implements Staging {
   // (300,000 reads at 100,000 events). A kept file is trusted on its listed hash and its size on
   // disk (a file edited by hand to another size is read and hashed instead).
   private publishedIndex(): Promise<PublishedIndex> {
-    this.published ??= readPublishedIndex(this.outDir).then(({ index, fromManifest }) => {
+    this.published ??= readPublishedIndex(this.outDir).then(({ index, fromManifest, manifest }) => {
       this.index = index;
       this.indexFromManifest = fromManifest;
+      this.indexManifest = manifest;
       return index;
     });
     return this.published;
@@ -684,13 +696,13 @@ function collision(relPath: string, other: string): CalfeedError {
 type PublishedTable = FileTable;
 type PublishedIndex = PublishedTable | 'unknown';
 
-async function readPublishedIndex(outDir: string): Promise<{ index: PublishedIndex; fromManifest: boolean }> {
+async function readPublishedIndex(outDir: string): Promise<{ index: PublishedIndex; fromManifest: boolean; manifest?: Omit<Manifest, 'files'> }> {
   try {
-    const { result } = await scanManifest(path.join(outDir, paths.manifest()), () => {
+    const { manifest, result } = await scanManifest(path.join(outDir, paths.manifest()), () => {
       const table = new FileTable();
       return { add: (f) => table.set(f.path, f.bytes, f.sha256), done: () => table };
     });
-    return { index: result, fromManifest: true };
+    return { index: result, fromManifest: true, manifest };
   } catch (error) {
     // No manifest: assertReplaceable() allows that only for a missing or (dot-files only) empty
     // --out, so no output file is published yet.
