@@ -202,7 +202,7 @@ class DirStaging implements Staging {
   private warnedCopy = false;
   private published: Promise<PublishedIndex> | undefined;
   private index: PublishedIndex | undefined;
-  private indexFromManifest = false;
+  // --out's manifest without its file list, when the index came from it (else undefined).
   private indexManifest: Omit<Manifest, 'files'> | undefined;
   // Makes new files (and their folders) in a writer thread; see writer.ts.
   private readonly writer: StagingWriter;
@@ -238,7 +238,7 @@ class DirStaging implements Staging {
 
   async keepPublished(skip: (relPath: string) => boolean, sizesChecked = false): Promise<number> {
     const index = this.index ?? (await this.publishedIndex());
-    if (index === 'unknown' || !this.indexFromManifest) throw new CalfeedError('BUILD', `Cannot keep the files of ${this.outDir}: it has no readable ${paths.manifest()}.`);
+    if (index === 'unknown' || this.indexManifest === undefined) throw new CalfeedError('BUILD', `Cannot keep the files of ${this.outDir}: it has no readable ${paths.manifest()}.`);
     let kept = 0;
     for (const relPath of index.keys()) {
       if (this.staged.claimed(relPath) || skip(relPath)) continue;
@@ -326,7 +326,7 @@ class DirStaging implements Staging {
     // moved only within one file system: --out a symlink to (or a mount of) another would make
     // every move fail with EXDEV, where linking falls back to copying.
     const plan =
-      index === 'unknown' || !this.indexFromManifest || !sameFileSystem(this.outDir, this.dir)
+      index === 'unknown' || this.indexManifest === undefined || !sameFileSystem(this.outDir, this.dir)
         ? { folders: [], present: new Uint8Array(this.staged.slotCount()) }
         : checkFolders(this.outDir, cleanFolders(index, this.staged), this.staged);
     const carried = new Set(plan.folders);
@@ -384,7 +384,7 @@ class DirStaging implements Staging {
   /** See publishedFiles(). */
   async publishedListing(): Promise<PublishedTable | undefined> {
     const index = this.index ?? (await this.publishedIndex());
-    return index !== 'unknown' && this.indexFromManifest ? index : undefined;
+    return index !== 'unknown' && this.indexManifest !== undefined ? index : undefined;
   }
 
   // What --out holds, from its manifest.json, read once: comparing a new file's hash with the
@@ -392,9 +392,8 @@ class DirStaging implements Staging {
   // (300,000 reads at 100,000 events). A kept file is trusted on its listed hash and its size on
   // disk (a file edited by hand to another size is read and hashed instead).
   private publishedIndex(): Promise<PublishedIndex> {
-    this.published ??= readPublishedIndex(this.outDir).then(({ index, fromManifest, manifest }) => {
+    this.published ??= readPublishedIndex(this.outDir).then(({ index, manifest }) => {
       this.index = index;
-      this.indexFromManifest = fromManifest;
       this.indexManifest = manifest;
       return index;
     });
@@ -696,18 +695,18 @@ function collision(relPath: string, other: string): CalfeedError {
 type PublishedTable = FileTable;
 type PublishedIndex = PublishedTable | 'unknown';
 
-async function readPublishedIndex(outDir: string): Promise<{ index: PublishedIndex; fromManifest: boolean; manifest?: Omit<Manifest, 'files'> }> {
+async function readPublishedIndex(outDir: string): Promise<{ index: PublishedIndex; manifest?: Omit<Manifest, 'files'> }> {
   try {
     const { manifest, result } = await scanManifest(path.join(outDir, paths.manifest()), () => {
       const table = new FileTable();
       return { add: (f) => table.set(f.path, f.bytes, f.sha256), done: () => table };
     });
-    return { index: result, fromManifest: true, manifest };
+    return { index: result, manifest };
   } catch (error) {
     // No manifest: assertReplaceable() allows that only for a missing or (dot-files only) empty
     // --out, so no output file is published yet.
-    if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return { index: new FileTable(), fromManifest: false };
-    return { index: 'unknown', fromManifest: false }; // unreadable or damaged: fall back to comparing bytes
+    if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return { index: new FileTable() };
+    return { index: 'unknown' }; // unreadable or damaged: fall back to comparing bytes
   }
 }
 
