@@ -285,7 +285,7 @@ function forCalendar(calendar: CalendarRef, error: unknown): unknown {
 }
 
 /** Errors that end the crawl even when they come from one event's details (a bug is not a portal failure). */
-function isFatal(error: unknown): boolean {
+export function isFatal(error: unknown): boolean {
   return !(error instanceof CalfeedError) || error.code === 'AUTH' || error.code === 'INTERRUPTED';
 }
 

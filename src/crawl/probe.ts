@@ -6,7 +6,7 @@
 
 import { CalfeedError } from '../errors.js';
 import type { FetchResult, PortalClient } from '../http/client.js';
-import type { DetailsFailure } from './crawl.js';
+import { isFatal, type DetailsFailure } from './crawl.js';
 import { apiPaths } from './api-paths.js';
 import { sha256, type DocEntry } from './cache.js';
 
@@ -34,12 +34,25 @@ export async function probeLists(client: PortalClient, lists: readonly ListRecor
   const [first, ...rest] = lists;
   if (first === undefined) return result;
   await probeOne(client, first, result, signal);
+  await probeEach(rest, client.concurrency, () => result.changed !== undefined, (list) => probeOne(client, list, result, signal));
+  return result;
+}
+
+/** Runs `probe` on each item in order, at most `concurrency` at once, until `done()` says so. */
+async function probeEach<T>(items: readonly T[], concurrency: number, done: () => boolean, probe: (item: T, at: number) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (result.changed === undefined && next < rest.length) await probeOne(client, rest[next++]!, result, signal);
+    while (!done() && next < items.length) {
+      const at = next++;
+      await probe(items[at]!, at);
+    }
   };
-  if (result.changed === undefined) await Promise.all(Array.from({ length: Math.max(1, Math.min(client.concurrency, rest.length)) }, worker));
-  return result;
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+}
+
+/** An interruption (the signal, or the client's INTERRUPTED) is the caller's to report, never a probe's finding. */
+function interrupted(error: unknown, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true || (error instanceof CalfeedError && error.code === 'INTERRUPTED');
 }
 
 async function probeOne(client: PortalClient, list: ListRecord, result: ProbeResult, signal: AbortSignal | undefined): Promise<void> {
@@ -51,8 +64,8 @@ async function probeOne(client: PortalClient, list: ListRecord, result: ProbeRes
       response = await client.getJson(page.url, validators, { signal });
     } catch (error) {
       // The crawl makes the same request and reports the failure in its own words (with the
-      // calendar's title); an interruption is the caller's to report.
-      if (signal?.aborted || (error instanceof CalfeedError && error.code === 'INTERRUPTED')) throw error;
+      // calendar's title).
+      if (interrupted(error, signal)) throw error;
       result.changed ??= { mirrorPath, why: `${page.url} could not be checked (${(error as Error).message})` };
       return;
     }
@@ -81,23 +94,18 @@ export async function probeFailedDetails(
   let readable: string | undefined;
   // By position, so the failures keep the order the last build listed them in.
   const failures: DetailsFailure[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (readable === undefined && next < failed.length) {
-      const at = next++;
-      const [calendarId, eventId] = failed[at]!;
-      const what = `the details of event "${eventId}" in calendar "${calendarId}"`;
-      try {
-        await client.getJson(client.keyFor(apiPaths.details(calendarId, eventId)), undefined, { signal });
-        readable ??= `${what}, which could not be read at the last build, can now be read`;
-      } catch (error) {
-        if (signal?.aborted || (error instanceof CalfeedError && error.code === 'INTERRUPTED')) throw error;
-        // As in the crawl: any other CalfeedError is a failure of these details alone.
-        if (!(error instanceof CalfeedError) || error.code === 'AUTH') readable ??= `${what} could not be checked (${(error as Error).message})`;
-        else failures[at] = { calendarId, eventId, message: error.message };
-      }
+  await probeEach(failed, client.concurrency, () => readable !== undefined, async ([calendarId, eventId], at) => {
+    const what = `the details of event "${eventId}" in calendar "${calendarId}"`;
+    try {
+      await client.getJson(client.keyFor(apiPaths.details(calendarId, eventId)), undefined, { signal });
+      readable ??= `${what}, which could not be read at the last build, can now be read`;
+    } catch (error) {
+      if (interrupted(error, signal)) throw error;
+      // As in the crawl: a failure it would not go on from means a build (which reports it); any
+      // other is a failure of these details alone.
+      if (isFatal(error)) readable ??= `${what} could not be checked (${(error as Error).message})`;
+      else failures[at] = { calendarId, eventId, message: (error as Error).message };
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(client.concurrency, failed.length)) }, worker));
+  });
   return readable === undefined ? { failures: failures.filter((f) => f !== undefined) } : { readable, failures: [] };
 }
