@@ -48,6 +48,7 @@ const DAY_MS = 86_400_000;
 // Failed details a build records for the next one to ask about again before anything else; each
 // costs the up-to-date check one request. More than this, and the next build reads everything.
 const MAX_FAILED_RECORDED = 500;
+const recordsFailures = (report: CrawlReport): boolean => report.detailsFailed.length <= MAX_FAILED_RECORDED;
 
 export interface BuildRun {
   loaded: LoadedConfig;
@@ -232,7 +233,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
         builtAt: now,
         stableUntil: Number.isFinite(stableUntil) ? stableUntil : null,
         detailsDueAt: Number.isFinite(gathered.detailsDueAt) ? gathered.detailsDueAt : null,
-        failedDetails: gathered.failedDetails,
+        failedDetails: recordsFailures(gathered.report) ? gathered.report.detailsFailed.map((f): [string, string] => [f.calendarId, f.eventId]) : [],
         spool: spoolStamp,
         manifest,
         lists: gathered.lists,
@@ -293,8 +294,6 @@ interface Gathered {
   lists: ListRecord[];
   /** From when some event's details are due for a check (Infinity: never). */
   detailsDueAt: number;
-  /** Events whose details could not be read (LastBuild.failedDetails). */
-  failedDetails: Array<[string, string]>;
   /** Slugs of calendars whose events were taken from the last build's spool, and how many events. */
   reused: readonly string[];
   reusedEvents: number;
@@ -350,14 +349,9 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
     events: collector.events(),
     report,
     lists: report.lists,
-    // Details that failed are asked for again by the next build, first thing (see checkUpToDate);
-    // past a few hundred, the next build simply reads everything again.
-    ...(report.detailsFailed.length > MAX_FAILED_RECORDED
-      ? { detailsDueAt: now, failedDetails: [] }
-      : {
-          detailsDueAt: c.cache.oldestCheck + config.detailsMaxAgeMs,
-          failedDetails: report.detailsFailed.map((f): [string, string] => [f.calendarId, f.eventId]),
-        }),
+    // Details that failed are asked for again by the next build, first thing (the record lists
+    // them, see checkUpToDate); past a few hundred, the next build simply reads everything again.
+    detailsDueAt: recordsFailures(report) ? c.cache.oldestCheck + config.detailsMaxAgeMs : now,
     reused: collector.reused,
     reusedEvents: collector.reusedEvents,
   };
@@ -373,8 +367,6 @@ function fromSavedSpool(saved: SavedSpool, last: LastBuild, failures: DetailsFai
     report: unchangedReport(saved.calendars.length, events, last.lists, failures),
     lists: last.lists,
     detailsDueAt: last.detailsDueAt ?? Infinity,
-    // Still failing: checkUpToDate asked for them again.
-    failedDetails: failures.map((f): [string, string] => [f.calendarId, f.eventId]),
     reused: saved.calendars.map((c) => c.slug),
     reusedEvents: events,
   };
