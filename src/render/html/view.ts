@@ -272,7 +272,6 @@ interface CalendarShared {
   version: string;
   locale: string;
   siteZone: string;
-  slug: string;
   title: string;
   timeZone: string;
   url: string | undefined;
@@ -286,7 +285,7 @@ interface CalendarShared {
 
 // Keyed by slug, not by the Calendar object: in a page worker every job brings its own copy of the
 // calendar, so an object key never matched there and every event page rebuilt its links. The entry
-// is checked against every input above before it is used, so a stale one is never served.
+// is checked against every other input above before it is used, so a stale one is never served.
 const sharedByCalendar = new Map<string, CalendarShared>();
 // More calendars than a portal has; past it the cache starts over rather than grow without bound.
 const MAX_SHARED = 4096;
@@ -296,7 +295,7 @@ function calendarShared(c: Ctx, cal: Calendar): CalendarShared {
   const known = sharedByCalendar.get(cal.slug);
   if (
     known && known.siteUrl === site.siteUrl && known.siteTitle === site.title && known.version === site.version &&
-    known.locale === c.locale && known.siteZone === site.timeZone && known.slug === cal.slug && known.title === cal.title &&
+    known.locale === c.locale && known.siteZone === site.timeZone && known.title === cal.title &&
     known.timeZone === cal.timeZone && known.url === cal.url
   ) {
     return known;
@@ -310,7 +309,7 @@ function calendarShared(c: Ctx, cal: Calendar): CalendarShared {
   const zone = zoneOf(cal, site);
   const shared: CalendarShared = {
     siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, siteZone: site.timeZone,
-    slug: cal.slug, title: cal.title, timeZone: cal.timeZone, url: cal.url,
+    title: cal.title, timeZone: cal.timeZone, url: cal.url,
     zone,
     calendarBase: safeHttpUrl(cal.url) ?? undefined,
     page: rest,
