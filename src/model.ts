@@ -46,6 +46,8 @@ export interface Calendar {
   url?: string;
   /** IANA zone used to show this calendar's times. */
   timeZone: string;
+  /** When the portal stopped listing it (src/state/calendars.ts); absent for a listed calendar. */
+  removedAt?: number;
 }
 
 /** One event, list entry and details merged (details win). */

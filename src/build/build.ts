@@ -29,6 +29,7 @@ import { HistoryTracker, type LiveEvent } from '../state/history.js';
 import { loadRendered, saveRendered } from '../state/rendered.js';
 import { loadLastBuild, saveLastBuild, type LastBuild } from '../state/last-build.js';
 import { loadHistory, prepareHistory } from '../state/store.js';
+import { settleCalendars } from '../state/calendars.js';
 import type { PreparedFile } from '../write-lines.js';
 import { VERSION } from '../version.js';
 import { CalendarFiles } from './calendar-files.js';
@@ -36,9 +37,9 @@ import { Collector } from './collect.js';
 import { EventFiles } from './event-files.js';
 import { httpOptions, withPortalSource, type PortalSource } from './source.js';
 import { formatProgress } from './progress.js';
-import { SiteRenderer } from './render-site.js';
+import { CALENDAR_FILES, SiteRenderer } from './render-site.js';
 import { EventSpool, type EventRef } from './spool.js';
-import { loadSavedSpool, prepareSavedSpool, type SavedSpool } from './saved-spool.js';
+import { loadSavedSpool, prepareSavedSpool, type CalendarNotes, type SavedSpool } from './saved-spool.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { toSummary, type BuildSummary } from './summary.js';
 import { buildInputs, checkUpToDate } from './up-to-date.js';
@@ -181,31 +182,33 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const total = [...events.values()].reduce((n, list) => n + list.length, 0);
     // What vanished from calendars not rendered yet, and from calendars no longer listed.
     const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish();
-    const { counts, stableUntil: renderedUntil } = await rendererFor(calendars, spool).finish(events, removed);
+    // Calendars no longer listed keep their folders, their events cancelled, as removed events do.
+    const calendarHistory = settleCalendars(history.state.calendars, calendars, now, config.keepRemovedDays * DAY_MS);
+    const { counts, stableUntil: renderedUntil } = await rendererFor(calendars, spool).finish(events, removed, calendarHistory.removed);
     // Rendered from the last build's spool: every other file of its output stays as it is, but
     // the pages of cancellations that expired now; so do the mirrors and event pages of calendars
     // whose events came from it. (checkUpToDate found every file of --out with its size moments
     // ago, under the lock.)
     const keepLast = saved ? () => true : underCalendars(gathered.reused);
-    const expired = lastSpool && (saved || gathered.reused.length > 0) ? expiredFiles(dropped, lastSpool) : undefined;
+    const expired = lastSpool && (saved || gathered.reused.length > 0) ? expiredFiles(dropped, calendarHistory.dropped, lastSpool) : undefined;
     const keptFromLastBuild = expired ? await staging.keepPublished((relPath) => !keepLast(relPath) || expired(relPath), true) : 0;
     // Read from to the end when it is this build's spool; else its events were copied already.
     if (lastSpool && lastSpool.spool !== spool) lastSpool.spool.dispose();
     // The next history is made from the spooled events (history keeps nothing per live event), so
     // it is written now, beside history.json, and becomes current only after the publish.
-    prepared.push(await prepareHistory(config.cacheDir, tracker.records(liveEvents(calendars, events, spool, eventFiles))));
+    prepared.push(await prepareHistory(config.cacheDir, tracker.records(liveEvents(calendars, events, spool, eventFiles)), calendarHistory.records));
     // So is the crawl cache (from the entries spilled to the staging folder) and the spool,
     // which leaves the staging folder before it is listed in the manifest and checked.
     let spoolStamp = lastBuild?.spool ?? null;
     if (cache) {
       prepared.push(await cache.prepare(config.cacheDir));
       cache.dispose();
-      const next = await prepareSavedSpool(config.cacheDir, spool, calendars, events);
+      const next = await prepareSavedSpool(config.cacheDir, spool, calendars, events, gathered.notes);
       prepared.push(next);
       spoolStamp = next.stamp;
     } else spool.dispose();
     // Until when a rebuild from the same data would publish the same bytes.
-    const stableUntil = Math.min(renderedUntil, tombstonesUntil);
+    const stableUntil = Math.min(renderedUntil, tombstonesUntil, calendarHistory.stableUntil);
 
     const calendarsMeta = calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
     await writeSiteMeta(staging, calendarsMeta, { generator: `calfeed ${VERSION}` });
@@ -240,6 +243,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
         counts: {
           calendars: calendars.length,
           events: total,
+          unreadable: gathered.unreadable,
           eventFiles: eventFiles.rendered + eventFiles.kept + liveKept,
           calendarFiles: calendarFiles.rendered + calendarFiles.kept,
           files: published.files,
@@ -256,6 +260,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       upToDate: false,
       calendars: calendars.length,
       events: total,
+      unreadable: gathered.unreadable,
       report,
       http: client.stats,
       history: tracker.counts,
@@ -297,6 +302,10 @@ interface Gathered {
   /** Slugs of calendars whose events were taken from the last build's spool, and how many events. */
   reused: readonly string[];
   reusedEvents: number;
+  /** What reading each calendar's events gave besides the events (warnings, unreadable events). */
+  notes: ReadonlyMap<string, CalendarNotes>;
+  /** How many listed events could not be read. */
+  unreadable: number;
 }
 
 interface CrawlRun {
@@ -354,6 +363,8 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
     detailsDueAt: recordsFailures(report) ? c.cache.oldestCheck + config.detailsMaxAgeMs : now,
     reused: collector.reused,
     reusedEvents: collector.reusedEvents,
+    notes: collector.notes(),
+    unreadable: collector.unreadable.length,
   };
 }
 
@@ -369,6 +380,8 @@ function fromSavedSpool(saved: SavedSpool, last: LastBuild, failures: DetailsFai
     detailsDueAt: last.detailsDueAt ?? Infinity,
     reused: saved.calendars.map((c) => c.slug),
     reusedEvents: events,
+    notes: saved.notes,
+    unreadable: [...saved.notes.values()].reduce((n, notes) => n + notes.unreadable.length, 0),
   };
 }
 
@@ -402,11 +415,16 @@ function unchangedReport(calendars: number, events: number, lists: ListRecord[],
 
 /**
  * Files of the last build's output a build from its spool must not keep: the page and .ics of each
- * cancellation dropped now (unless a live event has the same path, which slugs rule out), and the
- * site files writeSiteMeta writes anew.
+ * cancellation dropped now (unless a live event has the same path, which slugs rule out), the
+ * files of each removed calendar dropped now, and the site files writeSiteMeta writes anew.
  */
-function expiredFiles(dropped: ReadonlyArray<{ calendarSlug: string; slug: string }>, saved: SavedSpool): (relPath: string) => boolean {
+function expiredFiles(
+  dropped: ReadonlyArray<{ calendarSlug: string; slug: string }>,
+  droppedCalendars: readonly Calendar[],
+  saved: SavedSpool,
+): (relPath: string) => boolean {
   const meta = new Set([paths.manifest(), paths.headers()]);
+  for (const cal of droppedCalendars) for (const name of CALENDAR_FILES) meta.add(paths.calendar(cal.slug, name));
   if (dropped.length === 0) return (relPath) => meta.has(relPath);
   const live = new Set<string>();
   for (const refs of saved.events.values()) {
@@ -434,7 +452,7 @@ const MAX_RECORDED_WARNINGS = 200;
 function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClient, record: LastBuild, failures: DetailsFailure[], durationMs: number): BuildSummary {
   const { config } = run.loaded;
   for (const warning of record.warnings) run.log.warn(warning);
-  const { calendars, events, eventFiles, calendarFiles, files } = record.counts;
+  const { calendars, events, unreadable, eventFiles, calendarFiles, files } = record.counts;
   return toSummary({
     baseUrl: source.demo ? 'demo' : redactUrl(source.baseUrl, source.token),
     demo: source.demo,
@@ -442,6 +460,7 @@ function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClie
     upToDate: true,
     calendars,
     events,
+    unreadable,
     report: unchangedReport(calendars, events, record.lists, failures),
     http: client.stats,
     history: { new: 0, changed: 0, removed: 0 },

@@ -22,7 +22,7 @@ import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, renderEnviron
 import { compareRefs, type EventRef, type EventSpool } from './spool.js';
 
 /** A calendar's own files, in the order they are staged. */
-const CALENDAR_FILES: readonly CalendarFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html', 'past.html', 'widget.html'];
+export const CALENDAR_FILES: readonly CalendarFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html', 'past.html', 'widget.html'];
 
 export interface RenderInput {
   /** Every calendar listed. */
@@ -144,30 +144,31 @@ export class SiteRenderer {
 
   /**
    * Render the calendars calendar() has not (from `events` and `removed`, the removed events of
-   * those calendars and of calendars no longer listed), then the combined files and the index.
+   * those calendars and of calendars no longer listed), the calendars removed from the portal
+   * (their files stay, every event cancelled), then the combined files and the index.
    */
-  async finish(events: ReadonlyMap<string, Iterable<EventRef>>, removed: readonly FeedEvent[]): Promise<RenderedSite> {
+  async finish(events: ReadonlyMap<string, Iterable<EventRef>>, removed: readonly FeedEvent[], removedCalendars: readonly Calendar[]): Promise<RenderedSite> {
     const { calendars, spool, site, html, calendarFiles } = this.input;
     const staging = this.staging;
     const removedByCalendar = groupBy(removed, (e) => e.calendarId);
-    for (const cal of calendars) {
+    for (const cal of [...calendars, ...removedCalendars]) {
       if (!this.done.has(cal.id)) await this.calendar(cal, events.get(cal.id) ?? [], removedByCalendar.get(cal.id) ?? []);
     }
 
     const allIcs: IcsEntry[] = [];
     const calendarIcs: string[] = [];
-    for (const cal of calendars) {
+    for (const cal of [...calendars, ...removedCalendars]) {
       const done = this.done.get(cal.id)!;
       liveEntries(events.get(cal.id) ?? [], site, allIcs);
       allIcs.push(...done.removed);
       calendarIcs.push(done.icsKey);
     }
-    // Cancellations of a calendar that vanished as a whole stay in the combined calendar.ics, shown
-    // in the site's zone, so apps subscribed to it drop those events too.
-    const listed = new Set(calendars.map((c) => c.id));
+    // Cancellations of a calendar history has no record of (dropped, or from a history written
+    // before calendars were recorded) stay in the combined calendar.ics, shown in the site's zone.
+    const rendered = new Set([...calendars, ...removedCalendars].map((c) => c.id));
     const unlisted: IcsEntry[] = [];
     for (const [calendarId, gone] of removedByCalendar) {
-      if (!listed.has(calendarId)) unlisted.push(...icsEntries([], gone, site.timeZone, site, this.until));
+      if (!rendered.has(calendarId)) unlisted.push(...icsEntries([], gone, site.timeZone, site, this.until));
     }
     allIcs.push(...unlisted);
     allIcs.sort(compareEntries);

@@ -19,12 +19,19 @@ import { EventSpool, type EventRef } from './spool.js';
 
 const DATA = 'events.spool';
 const INDEX = 'events.spool.json';
-const VERSION = 1;
+const VERSION = 2;
 
+/** What reading a calendar's events gave besides the events: its warnings, and the events it could not read. */
+export interface CalendarNotes {
+  warnings: string[];
+  unreadable: string[];
+}
 
 export interface SavedSpool {
   spool: EventSpool;
   calendars: Calendar[];
+  /** By calendar id. */
+  notes: Map<string, CalendarNotes>;
   /** Refs by calendar id, in the order the build spooled them. */
   events: Map<string, EventRef[]>;
 }
@@ -38,6 +45,7 @@ export async function prepareSavedSpool(
   spool: EventSpool,
   calendars: readonly Calendar[],
   events: ReadonlyMap<string, Iterable<EventRef>>,
+  notes: ReadonlyMap<string, CalendarNotes>,
 ): Promise<PreparedFile & { stamp: SpoolStamp }> {
   const temp = join(cacheDir, `${DATA}.${process.pid}.tmp`);
   const dropData = (): void => rmSync(temp, { force: true });
@@ -46,7 +54,7 @@ export async function prepareSavedSpool(
   let stamp: SpoolStamp;
   try {
     stamp = { id: randomUUID(), bytes: statSync(temp).size };
-    index = await preparePiecesAtomic(join(cacheDir, INDEX), indexLines(stamp, calendars, events));
+    index = await preparePiecesAtomic(join(cacheDir, INDEX), indexLines(stamp, calendars, events, notes));
   } catch (error) {
     dropData();
     throw error;
@@ -64,8 +72,13 @@ export async function prepareSavedSpool(
   };
 }
 
-function* indexLines(stamp: SpoolStamp, calendars: readonly Calendar[], events: ReadonlyMap<string, Iterable<EventRef>>): Generator<string> {
-  yield JSON.stringify({ version: VERSION, ...stamp, calendars }) + '\n';
+function* indexLines(
+  stamp: SpoolStamp,
+  calendars: readonly Calendar[],
+  events: ReadonlyMap<string, Iterable<EventRef>>,
+  notes: ReadonlyMap<string, CalendarNotes>,
+): Generator<string> {
+  yield JSON.stringify({ version: VERSION, ...stamp, calendars, notes: Object.fromEntries(notes) }) + '\n';
   for (const cal of calendars) {
     for (const ref of events.get(cal.id) ?? []) {
       const { calendarId, id, start, end, pageStart, pageEnd, cancelled, at, jsonBytes, veventBytes } = ref;
@@ -80,11 +93,14 @@ function* indexLines(stamp: SpoolStamp, calendars: readonly Calendar[], events: 
  */
 export async function loadSavedSpool(cacheDir: string, stamp: SpoolStamp): Promise<SavedSpool | undefined> {
   let calendars: Calendar[] | undefined;
+  let notes = new Map<string, CalendarNotes>();
   let events = new Map<string, EventRef[]>();
   // The header line (the stamp and the calendars), then a ref a line; false at the first that is wrong.
   const line = (text: string): boolean => {
     if (calendars === undefined) {
-      calendars = headerCalendars(text, stamp);
+      const header = parseHeader(text, stamp);
+      calendars = header?.calendars;
+      notes = header?.notes ?? notes;
       events = new Map((calendars ?? []).map((c) => [c.id, []]));
       return calendars !== undefined;
     }
@@ -103,20 +119,29 @@ export async function loadSavedSpool(cacheDir: string, stamp: SpoolStamp): Promi
   } catch {
     return undefined;
   }
-  return { spool: EventSpool.open(join(cacheDir, DATA)), calendars, events };
+  return { spool: EventSpool.open(join(cacheDir, DATA)), calendars, notes, events };
 }
 
-/** The calendars in the index's first line, when it is the header of the spool `stamp` names. */
-function headerCalendars(line: string, stamp: SpoolStamp): Calendar[] | undefined {
-  let header: { version?: unknown; id?: unknown; bytes?: unknown; calendars?: unknown };
+/** The calendars and their notes in the index's first line, when it is the header of the spool `stamp` names. */
+function parseHeader(line: string, stamp: SpoolStamp): { calendars: Calendar[]; notes: Map<string, CalendarNotes> } | undefined {
+  let header: { version?: unknown; id?: unknown; bytes?: unknown; calendars?: unknown; notes?: unknown };
   try {
     header = JSON.parse(line) as typeof header;
   } catch {
     return undefined;
   }
   if (header.version !== VERSION || header.id !== stamp.id || header.bytes !== stamp.bytes || !Array.isArray(header.calendars)) return undefined;
-  return header.calendars as Calendar[];
+  if (typeof header.notes !== 'object' || header.notes === null) return undefined;
+  const notes = new Map<string, CalendarNotes>();
+  for (const [id, value] of Object.entries(header.notes)) {
+    const { warnings, unreadable } = (value ?? {}) as Partial<CalendarNotes>;
+    if (!isStrings(warnings) || !isStrings(unreadable)) return undefined;
+    notes.set(id, { warnings, unreadable });
+  }
+  return { calendars: header.calendars as Calendar[], notes };
 }
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
 
 function parseRef(line: string, size: number): EventRef | undefined {
   let v: unknown;

@@ -16,6 +16,8 @@ export interface BuildSummary {
   upToDate: boolean;
   calendars: number;
   events: number;
+  /** Listed events that could not be read (no id, no start, bad time), skipped with a warning each. */
+  unreadable: number;
   details: { fetched: number; notModified: number; reused: number; failed: number };
   requests: { total: number; retries: number; notModified: number; bytes: number };
   changes: { newEvents: number; changedEvents: number; removedEvents: number };
@@ -34,7 +36,7 @@ export interface BuildSummary {
 
 /** What a finished build hands over; the fields the summary shows as they are come from it unchanged. */
 export interface SummaryInput
-  extends Pick<BuildSummary, 'demo' | 'out' | 'upToDate' | 'calendars' | 'events' | 'eventFiles' | 'calendarFiles' | 'files' | 'warnings' | 'durationMs'> {
+  extends Pick<BuildSummary, 'demo' | 'out' | 'upToDate' | 'calendars' | 'events' | 'unreadable' | 'eventFiles' | 'calendarFiles' | 'files' | 'warnings' | 'durationMs'> {
   /** Shown as the summary's `source`. */
   baseUrl: string;
   report: CrawlReport;
@@ -52,6 +54,7 @@ export function toSummary(input: SummaryInput): BuildSummary {
     upToDate: input.upToDate,
     calendars: input.calendars,
     events: input.events,
+    unreadable: input.unreadable,
     details: {
       fetched: input.report.detailsFetched,
       notModified: input.report.detailsNotModified,
@@ -76,7 +79,8 @@ export function formatSummary(s: BuildSummary): string {
     s.upToDate
       ? `${s.out} is up to date with ${from}: nothing changed since the last build (checked in ${seconds} s, nothing written)`
       : `Built ${s.out} from ${from} in ${seconds} s`,
-    `  calendars ${s.calendars}, events ${s.events} (new ${s.changes.newEvents}, changed ${s.changes.changedEvents}, removed ${s.changes.removedEvents})`,
+    `  calendars ${s.calendars}, events ${s.events} (new ${s.changes.newEvents}, changed ${s.changes.changedEvents}, removed ${s.changes.removedEvents})` +
+      (s.unreadable > 0 ? `, ${s.unreadable} unreadable (skipped)` : ''),
     `  details fetched ${s.details.fetched}, not modified ${s.details.notModified}, reused ${s.details.reused}, failed ${s.details.failed}`,
     `  requests ${s.requests.total} (retries ${s.requests.retries}, 304s ${s.requests.notModified})`,
     `  event pages rendered ${s.eventFiles.rendered}, kept ${s.eventFiles.kept}`,

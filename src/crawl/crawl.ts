@@ -35,8 +35,11 @@ export interface CrawlSink {
   published(relPath: string): Promise<Buffer | undefined>;
   /** segments: raw calendar id -> safe segment. */
   onCalendars(doc: ListDoc, segments: Map<string, string>): Promise<void>;
-  /** Called before any of that calendar's details; segments: raw event id -> safe segment. */
-  onEvents(calendarId: string, doc: ListDoc, segments: Map<string, string>): Promise<void>;
+  /**
+   * Called before any of that calendar's details, with the events it lists: each id once, with its
+   * first list entry (the one whose details are asked for) and its path segment.
+   */
+  onEvents(calendarId: string, doc: ListDoc, events: ReadonlyMap<string, ListedEvent>): Promise<void>;
   onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void>;
   onDetailsFailed(calendarId: string, eventId: string, error: Error): void | Promise<void>;
   /**
@@ -46,6 +49,11 @@ export interface CrawlSink {
    * records the calendar's cache entries as they were and requests nothing more for it.
    */
   reuseCalendar?(calendarId: string, eventIds: readonly string[]): Promise<boolean>;
+  /**
+   * A calendar is done: onEvents and every one of its events' onDetails or onDetailsFailed (or its
+   * reuseCalendar) have finished. Called exactly once per calendar listed, empty ones included.
+   */
+  onCalendarDone?(calendarId: string): Promise<void>;
   onProgress?(p: CrawlProgress): void;
   /** Something odd but survivable (a paging loop); also listed in the report. */
   onWarning?(message: string): void;
@@ -78,6 +86,14 @@ export interface CrawlReport {
   warnings: string[];
   /** The calendar list, then each calendar's event list, as recorded in the cache (what probeLists asks about next time). */
   lists: ListRecord[];
+}
+
+/** One event of a calendar's list: the entry that counts for its id (the first), and its path segment. */
+export interface ListedEvent {
+  entry: unknown;
+  /** Hash of the entry, what the cache keys the freshness of its details on. */
+  hash: string;
+  segment: string;
 }
 
 interface CalendarRef {
@@ -170,61 +186,70 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
         throw forCalendar(calendar, error);
       }
       count(report, doc, paths.eventsMirror(calendar.segment));
-      const entries = new Map<string, string>(); // event id -> hash of its list entry (first one wins)
-      for (const item of doc.items) {
-        const id = rawId(item, 'event', opts.fields);
-        if (id !== undefined && !entries.has(id)) entries.set(id, entryHash(item));
+      const listed = listedEvents(doc.items, opts.fields, (ids) => ctx.warn(duplicatesWarning(calendar, ids)));
+      await sink.onEvents(calendar.id, doc, listed);
+      report.events += listed.size;
+      progress.eventsTotal += listed.size;
+      // The one place a calendar is declared done: when its last event is in, or at once.
+      const done = async (): Promise<void> => sink.onCalendarDone?.(calendar.id);
+      if (listed.size === 0) {
+        await done();
+        return [];
       }
-      const segments = assignSegments(entries.keys());
-      await sink.onEvents(calendar.id, doc, segments);
-      report.events += entries.size;
-      progress.eventsTotal += entries.size;
       if (doc.source === 'not-modified' && sink.reuseCalendar) {
-        const carried = unchangedDetails(calendar, entries, segments);
-        if (carried && (await sink.reuseCalendar(calendar.id, [...entries.keys()]))) {
+        const carried = unchangedDetails(calendar, listed);
+        if (carried && (await sink.reuseCalendar(calendar.id, [...listed.keys()]))) {
           for (const { eventId, event, mirrorPath, doc: details } of carried) {
             cache.recordEvent(calendar.id, eventId, event);
             cache.recordDoc(mirrorPath, details);
           }
-          report.detailsReused += entries.size;
-          progress.detailsDone += entries.size;
+          report.detailsReused += listed.size;
+          progress.detailsDone += listed.size;
+          await done();
           return [];
         }
       }
-      return detailTasks(calendar, entries, segments);
+      return detailTasks(calendar, listed, countdown(listed.size, done));
     };
     // The cache entries of a calendar whose every event's details would be reused as they are
     // (same list entry, checked within --details-max-age, a recorded mirror); undefined if any not.
-    const unchangedDetails = (calendar: CalendarRef, entries: Map<string, string>, segments: Map<string, string>) => {
+    const unchangedDetails = (calendar: CalendarRef, listed: ReadonlyMap<string, ListedEvent>) => {
       const carried: Array<{ eventId: string; event: EventEntry; mirrorPath: string; doc: DocEntry }> = [];
-      for (const [eventId, entry] of entries) {
+      for (const [eventId, { hash, segment }] of listed) {
         const event = cache.previousEvent(calendar.id, eventId);
-        if (!event || !isFresh(event, { entry, now: opts.now, maxAgeMs: opts.detailsMaxAgeMs })) return undefined;
-        const mirrorPath = paths.detailsMirror(calendar.segment, segments.get(eventId)!);
+        if (!event || !isFresh(event, { entry: hash, now: opts.now, maxAgeMs: opts.detailsMaxAgeMs })) return undefined;
+        const mirrorPath = paths.detailsMirror(calendar.segment, segment);
         const doc = cache.previousDoc(mirrorPath);
         if (!doc) return undefined;
         carried.push({ eventId, event, mirrorPath, doc });
       }
       return carried;
     };
-    const detailTasks = function* (calendar: CalendarRef, entries: Map<string, string>, segments: Map<string, string>): Generator<Task> {
-      for (const [eventId, entry] of entries) {
+    // Each event's details (or their failure) to the sink; `settled` once the sink has them.
+    const detailTasks = function* (calendar: CalendarRef, listed: ReadonlyMap<string, ListedEvent>, settled: () => Promise<void>): Generator<Task> {
+      for (const [eventId, { hash, segment }] of listed) {
         yield async () => {
-          const mirrorPath = paths.detailsMirror(calendar.segment, segments.get(eventId)!);
+          const mirrorPath = paths.detailsMirror(calendar.segment, segment);
           let doc: Awaited<ReturnType<typeof fetchDetails>>;
           try {
-            doc = await fetchDetails(ctx, { calendarId: calendar.id, eventId, entry, mirrorPath, now: opts.now, maxAgeMs: opts.detailsMaxAgeMs });
+            doc = await fetchDetails(ctx, { calendarId: calendar.id, eventId, entry: hash, mirrorPath, now: opts.now, maxAgeMs: opts.detailsMaxAgeMs });
           } catch (error) {
             if (isFatal(error)) throw error;
             const failure = error as CalfeedError;
             report.detailsFailed.push({ calendarId: calendar.id, eventId, message: failure.message });
-            await deliver(() => sink.onDetailsFailed(calendar.id, eventId, failure));
+            await deliver(async () => {
+              await sink.onDetailsFailed(calendar.id, eventId, failure);
+              await settled();
+            });
             return;
           }
           if (doc.source === 'fetched') report.detailsFetched++;
           else if (doc.source === 'not-modified') report.detailsNotModified++;
           else report.detailsReused++;
-          await deliver(() => sink.onDetails(calendar.id, eventId, doc));
+          await deliver(async () => {
+            await sink.onDetails(calendar.id, eventId, doc);
+            await settled();
+          });
         };
       }
     };
@@ -250,6 +275,35 @@ function count(report: CrawlReport, doc: ListDoc, mirrorPath: string): void {
   report.pages += doc.pages;
   report.lists.push({ mirrorPath, entry: doc.entry });
   if (doc.source === 'not-modified') report.listsNotModified++;
+}
+
+/** A calendar's listed events by id, the first entry of each id winning; `onDuplicates` hears of the rest. */
+function listedEvents(items: unknown[], fields: FieldsConfig | undefined, onDuplicates: (ids: string[]) => void): Map<string, ListedEvent> {
+  const entries = new Map<string, unknown>();
+  const duplicates = new Set<string>();
+  for (const item of items) {
+    const id = rawId(item, 'event', fields);
+    if (id === undefined) continue;
+    if (entries.has(id)) duplicates.add(id);
+    else entries.set(id, item);
+  }
+  if (duplicates.size > 0) onDuplicates([...duplicates]);
+  const segments = assignSegments(entries.keys());
+  return new Map([...entries].map(([id, entry]) => [id, { entry, hash: entryHash(entry), segment: segments.get(id)! }]));
+}
+
+function duplicatesWarning(calendar: CalendarRef, ids: string[]): string {
+  const shown = ids.slice(0, 5).map((id) => JSON.stringify(id)).join(', ');
+  const more = ids.length > 5 ? ` and ${ids.length - 5} more` : '';
+  return `Calendar "${calendar.id}" lists ${ids.length === 1 ? 'an event id' : `${ids.length} event ids`} more than once (${shown}${more}); the first entry of each is used.`;
+}
+
+/** Calls `done` when it has itself been called `n` times (n > 0). */
+function countdown(n: number, done: () => Promise<void>): () => Promise<void> {
+  let left = n;
+  return async () => {
+    if (--left === 0) await done();
+  };
 }
 
 function calendarRefs(items: unknown[], fields: FieldsConfig | undefined): CalendarRef[] {

@@ -13,7 +13,7 @@ import { isObject } from '../normalize/record.js';
 import { writePiecesAtomic } from '../write-lines.js';
 
 const FILE = 'last-build.json';
-const VERSION = 2;
+const VERSION = 3;
 
 /** What identifies the spool a build left in the cache folder (src/build/saved-spool.ts). */
 export interface SpoolStamp {
@@ -46,7 +46,7 @@ export interface LastBuild {
   /** The lists the build was made from, the calendar list first. */
   lists: ListRecord[];
   /** What the build's summary said, for a rebuild that changes nothing to say again. */
-  counts: { calendars: number; events: number; eventFiles: number; calendarFiles: number; files: number };
+  counts: { calendars: number; events: number; unreadable: number; eventFiles: number; calendarFiles: number; files: number };
   warnings: string[];
 }
 
@@ -83,7 +83,7 @@ export function parseLastBuild(doc: unknown): LastBuild | undefined {
   if (spool !== null && !(isObject(spool) && typeof spool['id'] === 'string' && typeof spool['bytes'] === 'number')) return undefined;
   if (!Array.isArray(lists) || lists.length === 0 || !lists.every(isListRecord)) return undefined;
   if (!Array.isArray(warnings) || !warnings.every((w) => typeof w === 'string')) return undefined;
-  if (!isObject(counts) || !['calendars', 'events', 'eventFiles', 'calendarFiles', 'files'].every((k) => typeof counts[k] === 'number')) return undefined;
+  if (!isObject(counts) || !['calendars', 'events', 'unreadable', 'eventFiles', 'calendarFiles', 'files'].every((k) => typeof counts[k] === 'number')) return undefined;
   return {
     inputs,
     builtAt,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseEntryLine, readLines } from '../read-lines.js';
 import { jsonEntryLines, preparePiecesAtomic, type PreparedFile } from '../write-lines.js';
 import { HISTORY_VERSION, emptyHistory, isEventRecord, parseHistory, type HistoryState } from './history.js';
+import { isCalendarRecord, type CalendarRecord } from './calendars.js';
 import { HistoryRecords } from './records.js';
 
 const HISTORY_FILE = 'history.json';
@@ -33,36 +34,55 @@ export async function loadHistory(cacheDir: string): Promise<{ state: HistorySta
   return parsed ? { state: parsed } : { state: emptyHistory(), note: 'event history corrupt or from another version: starting afresh' };
 }
 
-const HEADER = `{"version":${HISTORY_VERSION},"events":{`;
+// The first line: the version and the calendar records, then the events a line each. A history
+// written before calendars were recorded has none (its first line is the bare header).
+const BARE_HEADER = `{"version":${HISTORY_VERSION},"events":{`;
+const HEADER_START = `{"version":${HISTORY_VERSION},"calendars":`;
+const HEADER_END = ',"events":{';
 const FOOTER = '}}';
 
-/** Store event history atomically, one event a line. */
+/** Store history atomically, one event a line. */
 export async function saveHistory(cacheDir: string, state: HistoryState): Promise<void> {
-  await (await prepareHistory(cacheDir, state.events.texts())).commit();
+  await (await prepareHistory(cacheDir, state.events.texts(), state.calendars)).commit();
 }
 
 /**
- * Write the next history (records as [key JSON, record JSON], see HistoryTracker.records) beside
- * history.json; it replaces it on commit(), which the build calls only after publishing.
+ * Write the next history (event records as [key JSON, record JSON], see HistoryTracker.records,
+ * and the calendar records) beside history.json; it replaces it on commit(), which the build
+ * calls only after publishing.
  */
-export function prepareHistory(cacheDir: string, records: Iterable<[string, string]>): Promise<PreparedFile> {
-  return preparePiecesAtomic(join(cacheDir, HISTORY_FILE), historyLines(records));
+export function prepareHistory(cacheDir: string, records: Iterable<[string, string]>, calendars: readonly CalendarRecord[]): Promise<PreparedFile> {
+  return preparePiecesAtomic(join(cacheDir, HISTORY_FILE), historyLines(records, calendars));
 }
 
-function* historyLines(records: Iterable<[string, string]>): Generator<string> {
-  yield HEADER;
+function* historyLines(records: Iterable<[string, string]>, calendars: readonly CalendarRecord[]): Generator<string> {
+  yield HEADER_START + JSON.stringify(calendars) + HEADER_END;
   yield* jsonEntryLines(records);
   yield `\n${FOOTER}\n`;
+}
+
+/** The calendar records of a header line; undefined when it is not one. */
+function headerCalendars(text: string): CalendarRecord[] | undefined {
+  if (text === BARE_HEADER) return [];
+  if (!text.startsWith(HEADER_START) || !text.endsWith(HEADER_END)) return undefined;
+  try {
+    const calendars: unknown = JSON.parse(text.slice(HEADER_START.length, -HEADER_END.length));
+    return Array.isArray(calendars) && calendars.every(isCalendarRecord) ? calendars : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** History in saveHistory's layout, read a line at a time; undefined for any other layout. */
 async function loadLines(file: string): Promise<HistoryState | undefined> {
   const events = new HistoryRecords();
+  let calendars: CalendarRecord[] | undefined;
   let section: 'header' | 'events' | 'end' = 'header';
   const line = (text: string): boolean => {
     if (section === 'header') {
       section = 'events';
-      return text === HEADER;
+      calendars = headerCalendars(text);
+      return calendars !== undefined;
     }
     if (section === 'end') return text === '';
     if (text === FOOTER) {
@@ -76,6 +96,6 @@ async function loadLines(file: string): Promise<HistoryState | undefined> {
   };
   // A longer unfinished line is not this layout (an older history.json is a single line).
   const { accepted, tail } = await readLines(file, line, () => 1 << 22);
-  if (!accepted || (section as string) !== 'end' || tail !== '') return undefined;
-  return { version: HISTORY_VERSION, events };
+  if (!accepted || (section as string) !== 'end' || tail !== '' || !calendars) return undefined;
+  return { version: HISTORY_VERSION, events, calendars };
 }

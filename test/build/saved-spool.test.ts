@@ -12,6 +12,10 @@ const CALENDARS: Calendar[] = [
   { id: 'arts', slug: 'arts', title: 'Arts', timeZone: 'Europe/Vilnius' },
   { id: 'sport', slug: 'sport', title: 'Sport', timeZone: 'UTC' },
 ];
+const NOTES = new Map([
+  ['arts', { warnings: ['event "x" of calendar "arts": no title field found'], unreadable: ['event "y" of calendar "arts": no start'] }],
+  ['sport', { warnings: [], unreadable: [] }],
+]);
 
 describe('the spool a build leaves in the cache folder', () => {
   let dir: string;
@@ -44,7 +48,7 @@ describe('the spool a build leaves in the cache folder', () => {
       ['arts', [add('arts', 'a', 100), add('arts', 'b', 50)]],
       ['sport', [add('sport', 'c', 70)]],
     ]);
-    const prepared = await prepareSavedSpool(cache, spool, CALENDARS, events);
+    const prepared = await prepareSavedSpool(cache, spool, CALENDARS, events, NOTES);
     // Moved out of the staging folder at once, made current only on commit.
     expect(await readdir(staging)).toEqual([]);
     expect(existsSync(path.join(cache, 'events.spool'))).toBe(false);
@@ -58,6 +62,7 @@ describe('the spool a build leaves in the cache folder', () => {
     const saved = await loadSavedSpool(cache, stamp);
     expect(saved).toBeDefined();
     expect(saved!.calendars).toEqual(CALENDARS);
+    expect(saved!.notes).toEqual(NOTES);
     for (const [calendarId, refs] of events) {
       const back = saved!.events.get(calendarId)!;
       expect(back).toEqual(refs);
@@ -70,12 +75,13 @@ describe('the spool a build leaves in the cache folder', () => {
   });
 
   it('is not used when it is not the one the record names, or is damaged', async () => {
+    // (the notes of each calendar are part of the header: a damaged one makes the spool unusable)
     const { stamp } = await saveThree();
     expect(await loadSavedSpool(cache, { ...stamp, id: 'another build' })).toBeUndefined();
     expect(await loadSavedSpool(cache, { ...stamp, bytes: stamp.bytes + 1 })).toBeUndefined();
     const index = path.join(cache, 'events.spool.json');
     const text = await readFile(index, 'utf8');
-    for (const damaged of [text.replace(/"arts","a",/, '"nowhere","a",'), text.slice(0, -9), text.replace(/,(\d+)\]\n$/, ',99999]\n'), '']) {
+    for (const damaged of [text.replace(/"unreadable":\[[^\]]*\]/, '"unreadable":[1]'), text.replace(/"arts","a",/, '"nowhere","a",'), text.slice(0, -9), text.replace(/,(\d+)\]\n$/, ',99999]\n'), '']) {
       await writeFile(index, damaged);
       expect(await loadSavedSpool(cache, stamp), damaged.slice(-40)).toBeUndefined();
     }
@@ -87,7 +93,7 @@ describe('the spool a build leaves in the cache folder', () => {
   it('discard() leaves the cache folder as it was', async () => {
     const spool = EventSpool.create(staging);
     spool.add(sampleEvent(), 'V', { start: 1, end: 2, stamp: 0, pageStart: 1, pageEnd: 2, cancelled: false });
-    const prepared = await prepareSavedSpool(cache, spool, CALENDARS, new Map());
+    const prepared = await prepareSavedSpool(cache, spool, CALENDARS, new Map(), new Map());
     await prepared.discard();
     expect(await readdir(cache)).toEqual([]);
     expect(await readdir(staging)).toEqual([]);

@@ -1,6 +1,6 @@
 // A sink that keeps the mirror in memory the way the build keeps it on disk, and a one-call crawl.
 
-import { CrawlCache, crawl, type CrawlOptions, type CrawlReport, type CrawlSink, type DocSource, type ListDoc } from '../../src/crawl/index.js';
+import { CrawlCache, crawl, type CrawlOptions, type CrawlReport, type CrawlSink, type DocSource, type ListDoc, type ListedEvent } from '../../src/crawl/index.js';
 import { PortalClient, type HttpOptions } from '../../src/http/client.js';
 import { paths } from '../../src/paths.js';
 
@@ -27,9 +27,9 @@ export class MemorySink implements CrawlSink {
     this.write(paths.calendarsMirror(), doc.bytes, doc.source);
   }
 
-  async onEvents(calendarId: string, doc: ListDoc, segments: Map<string, string>): Promise<void> {
+  async onEvents(calendarId: string, doc: ListDoc, events: ReadonlyMap<string, ListedEvent>): Promise<void> {
     this.calls.push(`events ${calendarId}`);
-    this.eventSegments.set(calendarId, segments);
+    this.eventSegments.set(calendarId, new Map([...events].map(([id, e]) => [id, e.segment])));
     this.lists.set(calendarId, doc);
     this.write(paths.eventsMirror(this.calendarSegments.get(calendarId)!), doc.bytes, doc.source);
   }

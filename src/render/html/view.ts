@@ -222,6 +222,7 @@ export function calendarViews(cal: Calendar, events: FeedEvent[], site: SiteCont
     portalUrl: safeHttpUrl(cal.url),
     timeZone: zone,
     slug: cal.slug,
+    removed: cal.removedAt !== undefined,
   };
   const embed = {
     widgetScript: absoluteUrl(site.siteUrl, paths.site('widget.js')),
