@@ -1,0 +1,72 @@
+// Histories the generated differential test (differential.test.ts, npm run fuzz) found, or that
+// pin a bug it is there to catch, replayed as they are: each step built incrementally and cold,
+// compared byte for byte, warnings and counts included (test/support/differential/run.ts).
+import { describe, it } from 'vitest';
+import { modelEvent } from '../support/differential/model.js';
+import { runHistory } from '../support/differential/run.js';
+
+const event = modelEvent;
+
+describe('incremental = cold: regressions', () => {
+  it('an empty calendar does not crash the rebuild after a change elsewhere ("calendar rendered twice")', async () => {
+    await runHistory({
+      calendars: [
+        { id: '44', title: 'Empty', validators: 'etag', pageSize: 0, events: [], brokenDetails: [], details: 'full' },
+        { id: '45', title: 'Busy', validators: 'etag', pageSize: 0, events: [event('1'), event('2')], brokenDetails: [], details: 'full' },
+      ],
+      steps: [
+        { mutations: [], advance: 0, checkUnchanged: false },
+        { mutations: [{ kind: 'editEvent', cal: 1, at: 0, patch: { title: 'Renamed', start: 900 } }], advance: 5, checkUnchanged: true },
+        { mutations: [{ kind: 'editEvent', cal: 1, at: 1, patch: { title: 'Renamed too' } }], advance: 5, checkUnchanged: false },
+      ],
+    });
+  });
+
+  it('a duplicated event id: a change to the second entry only publishes what a cold build does', async () => {
+    await runHistory({
+      calendars: [
+        {
+          id: '1',
+          title: 'Duplicates',
+          validators: 'etag',
+          pageSize: 0,
+          events: [event('7', { location: 'Room 1' }), event('7', { location: 'Room 2', title: 'Second' })],
+          brokenDetails: [],
+          // Details that do not repeat the list's fields: the list entry chosen decides them.
+          details: 'description',
+        },
+      ],
+      steps: [
+        { mutations: [], advance: 0, checkUnchanged: false },
+        { mutations: [{ kind: 'editEvent', cal: 0, at: 1, patch: { location: 'Room 3', title: 'Second, changed' } }], advance: 1, checkUnchanged: true },
+        { mutations: [{ kind: 'editEvent', cal: 0, at: 0, patch: { location: 'Room 4' } }], advance: 1, checkUnchanged: false },
+      ],
+    });
+  });
+
+  it('events taken from the last build give their warnings again and still count as unreadable', async () => {
+    await runHistory({
+      calendars: [
+        {
+          id: 'a',
+          title: 'Unchanged',
+          validators: 'etag',
+          pageSize: 0,
+          events: [event('1', { omit: ['start'] }), event('2', { omit: ['title'] }), event('3')],
+          brokenDetails: [],
+          details: 'description',
+        },
+        { id: 'b', title: 'Changing', validators: 'last-modified', pageSize: 2, events: [event('1'), event('2', { omit: ['title'] }), event('3')], brokenDetails: [], details: 'full' },
+      ],
+      steps: [
+        { mutations: [], advance: 0, checkUnchanged: false },
+        // b's list changes; a's is a 304 with every event's details fresh (taken whole).
+        { mutations: [{ kind: 'editEvent', cal: 1, at: 2, patch: { title: 'Changed' } }], advance: 10, checkUnchanged: true },
+        // Only "now" moves: everything is rendered from the last build's events.
+        { mutations: [], advance: 1440 * 2, checkUnchanged: false },
+        // Details past --details-max-age (24h) are asked for again, one by one.
+        { mutations: [{ kind: 'editEvent', cal: 1, at: 0, patch: { title: 'Changed again' } }], advance: 1440 * 2, checkUnchanged: false },
+      ],
+    });
+  });
+});

@@ -1,0 +1,48 @@
+// npm run fuzz -- [--runs N] [--seed S] [--steps K]
+// Runs as many generated portal histories as asked through run.ts (incremental = cold after every
+// step). On a failure fast-check shrinks the history to a small one, which is printed as a test to
+// paste into test/e2e/differential-regressions.test.ts.
+
+import fc from 'fast-check';
+import { parseArgs } from 'node:util';
+import { historyArbitrary } from './arbitraries.js';
+import { runHistory } from './run.js';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '200' },
+    seed: { type: 'string' },
+    steps: { type: 'string', default: '5' },
+  },
+});
+const runs = Number(values.runs);
+const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
+const steps = Number(values.steps);
+if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed) || !Number.isInteger(steps) || steps < 1) {
+  console.error('usage: npm run fuzz -- [--runs N] [--seed S] [--steps K]');
+  process.exit(2);
+}
+
+console.log(`fuzz: ${runs} histories of up to ${steps} steps, seed ${seed}`);
+const started = performance.now();
+let done = 0;
+const result = await fc.check(
+  fc.asyncProperty(historyArbitrary(steps), async (history) => {
+    await runHistory(history);
+    done++;
+    if (done % 25 === 0) console.log(`  ${done} histories passed (${Math.round((performance.now() - started) / 1000)} s)`);
+  }),
+  { seed, numRuns: runs },
+);
+const seconds = Math.round((performance.now() - started) / 1000);
+if (!result.failed) {
+  console.log(`fuzz: ${result.numRuns} histories, every step equal to a cold build (${seconds} s, seed ${seed}).`);
+  process.exit(0);
+}
+const history = result.counterexample?.[0];
+const error = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
+console.log(`fuzz: FAILED after ${result.numRuns} histories (seed ${seed}, shrunk ${result.numShrinks} times, ${seconds} s):\n`);
+console.log(error.split('\n').slice(0, 12).join('\n'));
+console.log('\nPaste into test/e2e/differential-regressions.test.ts, named after the bug:\n');
+console.log(`  it('<what goes wrong>', async () => {\n    await runHistory(${JSON.stringify(history)});\n  });`);
+process.exit(1);
