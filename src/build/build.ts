@@ -167,7 +167,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       spool = EventSpool.create(staging.dir);
       const crawlSpool = spool;
       const onCalendarDone = (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> =>
-        rendererFor(calendars, crawlSpool).calendar(calendar, events, tracker.finishCalendar(calendar.id));
+        rendererFor(calendars, crawlSpool).calendar(calendar, events, tracker.finishCalendar(calendar.id, calendar.slug));
       gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool: crawlSpool, lastSpool, probe: upToDate.probe, started, onCalendarDone });
       if (gathered.reusedEvents > 0) {
         log.info(
@@ -181,9 +181,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const { calendars, events, report } = gathered;
     const total = [...events.values()].reduce((n, list) => n + list.length, 0);
     // What vanished from calendars not rendered yet, and from calendars no longer listed.
-    const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish();
     // Calendars no longer listed keep their folders, their events cancelled, as removed events do.
     const calendarHistory = settleCalendars(history.state.calendars, calendars, now, config.keepRemovedDays * DAY_MS);
+    const slugs = new Map([...calendarHistory.removed, ...calendars].map((c) => [c.id, c.slug]));
+    const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish((calendarId) => slugs.get(calendarId));
     const { counts, stableUntil: renderedUntil } = await rendererFor(calendars, spool).finish(events, removed, calendarHistory.removed);
     // Rendered from the last build's spool: every other file of its output stays as it is, but
     // the pages of cancellations that expired now; so do the mirrors and event pages of calendars

@@ -127,11 +127,11 @@ export class HistoryTracker {
    * seen), so its files can be rendered before the crawl of the others ends: its events gone from
    * the API and kept as cancellations, sorted by id. finish() leaves them out.
    */
-  finishCalendar(calendarId: string): FeedEvent[] {
+  finishCalendar(calendarId: string, calendarSlug?: string): FeedEvent[] {
     const ids = this.idsOf(calendarId);
     this.byCalendar!.delete(calendarId);
     const removed: FeedEvent[] = [];
-    for (const id of ids) this.settle(id, removed);
+    for (const id of ids) this.settle(id, removed, calendarSlug);
     return removed.sort(byCalendarAndId);
   }
 
@@ -141,20 +141,23 @@ export class HistoryTracker {
    * finishCalendar()'s, is dropped (Infinity: none kept), which a rebuild with the same data
    * before it does not reach; and where the files of those dropped now were.
    */
-  finish(): { removed: FeedEvent[]; stableUntil: number; dropped: Array<{ calendarSlug: string; slug: string }> } {
+  finish(slugOf: (calendarId: string) => string | undefined = () => undefined): { removed: FeedEvent[]; stableUntil: number; dropped: Array<{ calendarSlug: string; slug: string }> } {
     const removed: FeedEvent[] = [];
-    for (let id = 0; id < this.previous.events.size; id++) this.settle(id, removed);
+    for (let id = 0; id < this.previous.events.size; id++) this.settle(id, removed, undefined, slugOf);
     return { removed: removed.sort(byCalendarAndId), stableUntil: this.tombstonesUntil, dropped: this.dropped };
   }
 
   // The previous record `id`, if not seen and not settled yet: dropped when it was removed longer
-  // ago than keepRemovedMs, else kept as a cancellation (added to `removed`).
-  private settle(id: number, removed: FeedEvent[]): void {
+  // ago than keepRemovedMs, else kept as a cancellation (added to `removed`). Its files are where
+  // its calendar's are now (`calendarSlug`, else slugOf), so that its links and pages agree.
+  private settle(id: number, removed: FeedEvent[], calendarSlug?: string, slugOf?: (calendarId: string) => string | undefined): void {
     if (this.seen[id] !== 0) return;
     this.seen[id] = SETTLED;
     const previous = this.previous.events;
     const key = previous.keyAt(id);
-    const before = previous.recordAt(id);
+    const recorded = previous.recordAt(id);
+    const slug = calendarSlug ?? slugOf?.((JSON.parse(key) as [string, string])[0]) ?? recorded.calendarSlug;
+    const before = slug === recorded.calendarSlug ? recorded : { ...recorded, calendarSlug: slug };
     const removedAt = before.removedAt ?? this.now;
     if (this.now - removedAt > this.keepRemovedMs) {
       this.dropped.push({ calendarSlug: before.calendarSlug, slug: before.slug });

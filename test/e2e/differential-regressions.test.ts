@@ -69,4 +69,22 @@ describe('incremental = cold: regressions', () => {
       ],
     });
   });
+
+  it('a removed event of a calendar whose folder changed (a case twin appeared) links to where its page is', async () => {
+    await runHistory({
+      calendars: [{ id: 'Cal', title: 'Twin', validators: 'none', pageSize: 0, events: [event('a.b'), event('2')], brokenDetails: [], details: 'full' }],
+      steps: [
+        { mutations: [], advance: 0, checkUnchanged: false },
+        {
+          mutations: [
+            { kind: 'removeEvent', cal: 0, at: 0 },
+            { kind: 'addCalendar', calendar: { id: 'cal', title: 'Other twin', validators: 'etag', pageSize: 0, events: [event('1')], brokenDetails: [], details: 'full' } },
+          ],
+          advance: 4,
+          checkUnchanged: true,
+        },
+        { mutations: [{ kind: 'removeCalendar', cal: 1 }], advance: 60, checkUnchanged: false },
+      ],
+    });
+  });
 });
