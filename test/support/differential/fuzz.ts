@@ -13,24 +13,37 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '200' },
     seed: { type: 'string' },
     steps: { type: 'string', default: '5' },
+    'shrink-seconds': { type: 'string', default: '300' },
   },
 });
 const runs = Number(values.runs);
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
 const steps = Number(values.steps);
-if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed) || !Number.isInteger(steps) || steps < 1) {
-  console.error('usage: npm run fuzz -- [--runs N] [--seed S] [--steps K]');
+const shrinkMs = Number(values['shrink-seconds']) * 1000;
+if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed) || !Number.isInteger(steps) || steps < 1 || !(shrinkMs >= 0)) {
+  console.error('usage: npm run fuzz -- [--runs N] [--seed S] [--steps K] [--shrink-seconds S]');
   process.exit(2);
 }
 
 console.log(`fuzz: ${runs} histories of up to ${steps} steps, seed ${seed}`);
 const started = performance.now();
 let done = 0;
+// When the first failure came: shrinking (each try a whole history) stops after --shrink-seconds,
+// keeping the smallest failing history found by then.
+let failedAt: number | undefined;
 const result = await fc.check(
   fc.asyncProperty(historyArbitrary(steps), async (history) => {
-    await runHistory(history);
-    done++;
-    if (done % 25 === 0) console.log(`  ${done} histories passed (${Math.round((performance.now() - started) / 1000)} s)`);
+    if (failedAt !== undefined && performance.now() - failedAt > shrinkMs) return;
+    try {
+      await runHistory(history);
+    } catch (error) {
+      if (failedAt === undefined) {
+        failedAt = performance.now();
+        console.log(`fuzz: a history failed after ${done} passed; shrinking it (at most ${shrinkMs / 1000} s):\n${String((error as Error).message).split('\n').slice(0, 6).join('\n')}`);
+      }
+      throw error;
+    }
+    if (failedAt === undefined && ++done % 25 === 0) console.log(`  ${done} histories passed (${Math.round((performance.now() - started) / 1000)} s)`);
   }),
   { seed, numRuns: runs },
 );
