@@ -13,7 +13,7 @@ import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
 import { contentProblem } from './content-check.js';
-import { sha256, walkFiles } from './fs-util.js';
+import { sha256, walkFiles, type WalkEntry } from './fs-util.js';
 import { FileTable } from './file-table.js';
 import { scanManifest } from './manifest.js';
 
@@ -130,7 +130,39 @@ async function verifyAgainstTable(dir: string, table: FileTable, present: Uint8A
   for (const relPath of table.unseen(onDisk)) throw failure(relPath, `it is listed in ${manifestRel} but missing on disk`);
 }
 
+/** Where a check of a folder by reading says what is wrong; it may throw to stop at the first. */
+type Report = (relPath: string, problem: string) => void;
+
 async function verifyByReading(dir: string, staged: VerifyOptions['staged']): Promise<void> {
+  await checkByReading(dir, staged, (relPath, problem) => {
+    throw failure(relPath, problem);
+  });
+}
+
+/**
+ * What is wrong with a published folder, checked against its own manifest as `calfeed verify`
+ * does: every file listed is there with its size and SHA-256 and passes the content checks, and
+ * nothing else is there but top-level dot files (.gitkeep, .nojekyll: publish keeps them). The
+ * first `max` problems, and how many there are.
+ */
+export async function verifyPublished(dir: string, max = 20): Promise<{ files: number; problems: Array<{ path: string; problem: string }>; total: number }> {
+  const problems: Array<{ path: string; problem: string }> = [];
+  let total = 0;
+  const files = await checkByReading(
+    dir,
+    undefined,
+    (relPath, problem) => {
+      total++;
+      if (problems.length < max) problems.push({ path: relPath, problem });
+    },
+    (file) => /^\.[^/]*$/.test(file.rel) && file.regular,
+  );
+  return { files, problems, total };
+}
+
+// Reads the manifest, then every file of the folder, each checked against it; returns how many
+// files the manifest lists (0 when it could not be read).
+async function checkByReading(dir: string, staged: VerifyOptions['staged'], report: Report, skip?: (file: WalkEntry) => boolean): Promise<number> {
   const manifestRel = paths.manifest();
   // The manifest is read an entry at a time into a compact table (at 100,000 events it lists
   // 300,000 files: 75 MB of text, several times that as parsed objects).
@@ -138,22 +170,22 @@ async function verifyByReading(dir: string, staged: VerifyOptions['staged']): Pr
   try {
     ({ result: expected } = await scanManifest(path.join(dir, manifestRel), () => {
       const table = new FileTable();
-      let twice: string | undefined;
+      const twice: string[] = [];
       return {
         add: (entry) => {
-          if (table.has(entry.path)) twice ??= entry.path;
+          if (table.has(entry.path)) twice.push(entry.path);
           else table.set(entry.path, entry.bytes, entry.sha256);
         },
         done: () => {
-          if (twice !== undefined) throw failure(manifestRel, `it lists ${twice} twice`);
+          for (const relPath of twice) report(manifestRel, `it lists ${relPath} twice`);
           return table;
         },
       };
     }));
   } catch (error) {
     if (error instanceof CalfeedError && error.message.startsWith(`Output check failed for ${manifestRel}`)) throw error;
-    const problem = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is missing' : (error as Error).message;
-    throw failure(manifestRel, problem);
+    report(manifestRel, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is missing' : (error as Error).message);
+    return 0;
   }
 
   // At most 16 checks at once, and the walk waits for a free slot: no promise per file is kept.
@@ -178,32 +210,39 @@ async function verifyByReading(dir: string, staged: VerifyOptions['staged']): Pr
     while (running > below) await new Promise<void>((resolve) => (slotFreed = resolve));
   };
   for await (const file of walkFiles(dir)) {
-    if (!file.regular) throw failure(file.rel, 'it is not a regular file (a symlink or special file)');
-    if (file.rel === manifestRel) continue;
-    if (!expected.mark(file.rel)) throw failure(file.rel, `it is on disk but not listed in ${manifestRel}`);
+    if (file.rel === manifestRel || skip?.(file)) continue;
+    if (!file.regular) {
+      report(file.rel, 'it is not a regular file (a symlink or special file)');
+      continue;
+    }
+    if (!expected.mark(file.rel)) {
+      report(file.rel, `it is on disk but not listed in ${manifestRel}`);
+      continue;
+    }
     const entry = expected.get(file.rel)!;
     const trusted = isTrusted(staged?.get(file.rel), entry);
     await slot(limit - 1);
-    run(() => (trusted ? checkSize(file.rel, file.abs, entry) : checkFile(file.rel, file.abs, entry)));
+    run(() => (trusted ? checkSize(file.rel, file.abs, entry, report) : checkFile(file.rel, file.abs, entry, report)));
   }
   await slot(0);
   if (firstFailure !== undefined) throw firstFailure;
-  for (const listed of expected.unmarked()) throw failure(listed, `it is listed in ${manifestRel} but missing on disk`);
+  for (const listed of expected.unmarked()) report(listed, `it is listed in ${manifestRel} but missing on disk`);
+  return expected.size;
 }
 
 function isTrusted(known: { bytes: number; sha256: string; changed: boolean } | undefined, entry: { bytes: number; sha256: string }): boolean {
   return known !== undefined && !known.changed && known.sha256 === entry.sha256 && known.bytes === entry.bytes;
 }
 
-async function checkSize(relPath: string, abs: string, entry: { bytes: number }): Promise<void> {
+async function checkSize(relPath: string, abs: string, entry: { bytes: number }, report: Report): Promise<void> {
   const size = (await lstat(abs)).size;
-  if (size !== entry.bytes) throw failure(relPath, `it has ${size} bytes, the manifest says ${entry.bytes}`);
+  if (size !== entry.bytes) report(relPath, `it has ${size} bytes, the manifest says ${entry.bytes}`);
 }
 
-async function checkFile(relPath: string, abs: string, entry: { bytes: number; sha256: string }): Promise<void> {
+async function checkFile(relPath: string, abs: string, entry: { bytes: number; sha256: string }, report: Report): Promise<void> {
   const bytes = await readFile(abs);
-  if (bytes.length !== entry.bytes) throw failure(relPath, `it has ${bytes.length} bytes, the manifest says ${entry.bytes}`);
-  if (sha256(bytes) !== entry.sha256) throw failure(relPath, 'its SHA-256 differs from the manifest');
+  if (bytes.length !== entry.bytes) return report(relPath, `it has ${bytes.length} bytes, the manifest says ${entry.bytes}`);
+  if (sha256(bytes) !== entry.sha256) return report(relPath, 'its SHA-256 differs from the manifest');
   const problem = contentProblem(relPath, bytes);
-  if (problem !== undefined) throw failure(relPath, problem);
+  if (problem !== undefined) report(relPath, problem);
 }
