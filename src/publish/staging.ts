@@ -17,7 +17,7 @@ import { type CarryPlan, checkFolders, cleanFolders, folderOf } from './carry.js
 import { FileTable } from './file-table.js';
 import { PathClaims } from './path-claims.js';
 import { errno, Limiter, sha256Digest } from './fs-util.js';
-import { type Manifest, scanManifest } from './manifest.js';
+import { isCalfeedManifest, type Manifest, scanManifest } from './manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
 import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
 import { type JobResult, makeDirs, underRoot } from './write-job.js';
@@ -170,16 +170,21 @@ export async function assertReplaceable(outDir: string): Promise<void> {
     if (errno(error) === 'ENOENT') return;
     throw error;
   }
-  if (entries.includes(paths.manifest())) return;
+  const ours = entries.includes(paths.manifest()) && (await isCalfeedManifest(path.join(outDir, paths.manifest())));
+  if (ours) return;
   const foreign: string[] = [];
   for (const name of entries) if (!(await isHarmless(outDir, name))) foreign.push(name);
   if (foreign.length === 0) return;
+  const shown = foreign.slice(0, 8).map((name) => JSON.stringify(name)).join(', ') + (foreign.length > 8 ? ` and ${foreign.length - 8} more` : '');
+  const why = entries.includes(paths.manifest())
+    ? `its ${paths.manifest()} was not written by calfeed (a web app's manifest, say)`
+    : `it has no ${paths.manifest()}`;
   throw new ConfigError(
-    `Refusing to replace ${outDir}: it is not empty and has no ${paths.manifest()}, so it does not look like ` +
-      `calfeed output (it holds ${JSON.stringify(foreign[0])}${foreign.length > 1 ? ` and ${foreign.length - 1} more` : ''}). ` +
-      'calfeed replaces --out as a whole; choose a new or empty folder, or remove this one.',
+    `Refusing to replace ${outDir}: it is not empty and ${why}, so it does not look like calfeed output. ` +
+      `Publishing would delete ${shown}. calfeed replaces --out as a whole; choose a new or empty folder, or remove this one.`,
   );
 }
+
 
 class DirStaging implements Staging {
   // Per file: a slot in a compact table (the path string is the caller's; see FileTable), taken
