@@ -66,6 +66,16 @@ async function main(argv: string[]): Promise<number> {
       await runInspect({ loaded, log, out: process.stdout, now: Date.now() });
       return 0;
     }
+    case 'verify': {
+      const { verifyPublished } = await import('./publish/verify.js');
+      const { files, problems, total } = await verifyPublished(config.out);
+      if (config.json) process.stdout.write(JSON.stringify({ ok: total === 0, out: config.out, files, problems, problemsTotal: total }, null, 2) + '\n');
+      for (const { path, problem } of problems) log.error(`${path}: ${problem}`);
+      if (total > problems.length) log.error(`... and ${total - problems.length} more problems`);
+      if (total === 0) log.info(`${config.out} is intact: its ${files} files match its manifest.json.`);
+      else log.error(`${config.out} does not match its manifest.json (${total} problem${total === 1 ? '' : 's'}). Build again to publish a complete site.`);
+      return total === 0 ? 0 : 1;
+    }
     case 'serve': {
       const { startPreviewServer } = await import('./serve/index.js');
       const server = await startPreviewServer({ dir: config.serve.dir, port: config.serve.port ?? 8080, host: config.serve.host });

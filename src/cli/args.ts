@@ -10,6 +10,7 @@ export const COMMANDS: Record<Command, string> = {
   inspect: 'Fetch one calendar list, one event list and one event, and show how calfeed reads them.',
   serve: 'Preview a built folder locally with the headers _headers declares.',
   'demo-server': 'Run the embedded demo portal and print its URL and tokens.',
+  verify: 'Check a published folder against its manifest.json: every file, its size and SHA-256, nothing extra.',
 };
 
 export interface ParsedArgs {

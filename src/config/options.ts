@@ -1,7 +1,7 @@
 // The option table: one row per setting, read by the flag parser, the env reader, the config-file
 // reader, `--help` and the README table alike, so the four can never disagree.
 
-export type Command = 'build' | 'inspect' | 'serve' | 'demo-server';
+export type Command = 'build' | 'inspect' | 'serve' | 'demo-server' | 'verify';
 export type OptionType = 'string' | 'int' | 'number' | 'boolean' | 'seconds' | 'duration' | 'bytes' | 'ratio';
 
 export interface OptionSpec {
@@ -33,7 +33,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   // Where from, where to.
   { key: 'baseUrl', flag: 'base-url', env: 'CALFEED_BASE_URL', type: 'string', arg: 'URL', commands: BI, help: 'Base URL of the portal\'s Event Calendar API. Not set: build from the embedded demo portal.' },
   { key: 'tokenFile', flag: 'token-file', env: 'CALFEED_TOKEN_FILE', type: 'string', arg: 'PATH', commands: BI, help: 'Read the API token from this file (else env CALFEED_TOKEN). Never pass the token as a flag.' },
-  { key: 'out', flag: 'out', env: 'CALFEED_OUT', type: 'string', default: 'output', arg: 'DIR', commands: B, help: 'Output folder, replaced atomically when the build succeeds.' },
+  { key: 'out', flag: 'out', env: 'CALFEED_OUT', type: 'string', default: 'output', arg: 'DIR', commands: ['build', 'verify'], help: 'Output folder, replaced atomically when the build succeeds (verify: the folder to check).' },
   { key: 'siteUrl', flag: 'site-url', env: 'CALFEED_SITE_URL', type: 'string', default: 'http://localhost:8080/', arg: 'URL', commands: B, help: 'Public URL where the output folder is served; every absolute link starts with it.' },
   { key: 'config', flag: 'config', env: 'CALFEED_CONFIG', type: 'string', arg: 'FILE', commands: BI, cliOnly: true, help: 'JSON config file (default: calfeed.config.json in the working folder, if present).' },
   // How to talk to the portal.
@@ -67,7 +67,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'detailsMaxAge', flag: 'details-max-age', env: 'CALFEED_DETAILS_MAX_AGE', type: 'duration', default: '24h', arg: 'DURATION', commands: B, help: 'Details of an unchanged list entry are re-checked after this long.' },
   { key: 'allowShrink', flag: 'allow-shrink', env: 'CALFEED_ALLOW_SHRINK', type: 'boolean', default: false, commands: B, cliOnly: false, help: 'Publish even when the build has less than half the events or calendars of the last one.' },
   // Output of the command itself.
-  { key: 'json', flag: 'json', env: 'CALFEED_JSON', type: 'boolean', default: false, commands: BI, cliOnly: true, help: 'Print a machine-readable summary on stdout (logs stay on stderr).' },
+  { key: 'json', flag: 'json', env: 'CALFEED_JSON', type: 'boolean', default: false, commands: ['build', 'inspect', 'verify'], cliOnly: true, help: 'Print a machine-readable summary on stdout (logs stay on stderr).' },
   { key: 'quiet', flag: 'quiet', env: 'CALFEED_QUIET', type: 'boolean', default: false, commands: BI, cliOnly: true, help: 'No progress output; warnings and errors only.' },
   // serve
   { key: 'dir', flag: 'dir', env: 'CALFEED_SERVE_DIR', type: 'string', default: 'output', arg: 'DIR', commands: ['serve'], cliOnly: true, help: 'Folder to preview.' },
