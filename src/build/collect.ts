@@ -7,7 +7,7 @@
 // that render while the crawl of the other calendars goes on.
 
 import type { CrawlSink, DocSource, ListDoc, ListedEvent } from '../crawl/index.js';
-import type { Calendar, SiteContext } from '../model.js';
+import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { normalizeCalendars, normalizeEvent, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
@@ -17,7 +17,7 @@ import type { EventFiles } from './event-files.js';
 import { eventFacts } from './render-keys.js';
 import { RefList } from './ref-list.js';
 import type { CalendarNotes, SavedSpool } from './saved-spool.js';
-import type { EventSpool } from './spool.js';
+import type { EventRef, EventSpool } from './spool.js';
 
 interface CalendarState {
   calendar: Calendar;
@@ -39,7 +39,7 @@ export class Collector implements CrawlSink {
   unreadable: string[] = [];
   /** Calendars whose events were taken from the last build's spool (reuseCalendar), by slug. */
   readonly reused: string[] = [];
-  /** How many events were taken from it, in those calendars (their files kept as published). */
+  /** How many events were taken from it, in those calendars or one by one (their files kept as published). */
   reusedEvents = 0;
 
   constructor(
@@ -66,21 +66,17 @@ export class Collector implements CrawlSink {
   async reuseCalendar(calendarId: string, eventIds: readonly string[]): Promise<boolean> {
     const saved = this.saved;
     const state = this.state(calendarId);
-    const before = saved?.calendars.find((c) => c.id === calendarId);
-    const refs = saved?.events.get(calendarId);
+    const refs = this.savedRefsOf(state.calendar);
     const notes = saved?.notes.get(calendarId);
-    if (!saved || !before || !refs || !notes || JSON.stringify(before) !== JSON.stringify(state.calendar)) return false;
+    if (!saved || !refs || !notes) return false;
     const listed = new Set(eventIds);
     // Every spooled event is still listed; the listed ones the spool lacks were unreadable then,
     // and are again (same entry, same details, same settings).
-    if (refs.some((ref) => !listed.has(ref.id)) || refs.length + notes.unreadable.length !== listed.size) return false;
-    for (const ref of refs) {
-      state.events.push(this.spool.copy(saved.spool, ref));
-      this.history.markSeen(ref.calendarId, ref.id);
-    }
-    this.listed += listed.size;
-    this.reusedEvents += refs.length;
-    for (const warning of notes.warnings) this.warn(state, warning);
+    for (const id of refs.keys()) if (!listed.has(id)) return false;
+    if (refs.size + notes.unreadable.length !== listed.size) return false;
+    for (const ref of refs.values()) this.takeSaved(saved, state, ref);
+    for (const [eventId, message] of notes.warnings) this.warn(state, eventId, message);
+    this.listed += notes.unreadable.length;
     for (const message of notes.unreadable) this.markUnreadable(state, message);
     this.reused.push(state.calendar.slug);
     return true;
@@ -130,11 +126,12 @@ export class Collector implements CrawlSink {
     const state = this.state(calendarId);
     const { segment } = this.listedEvent(state, eventId);
     await this.writeDoc(paths.detailsMirror(state.calendar.slug, segment), doc.bytes, doc.source);
+    if (doc.source === 'reused' && (await this.reuseEvent(state, eventId, segment))) return;
     let details: unknown;
     try {
       details = unwrapRecord(doc.json);
     } catch (error) {
-      this.warn(state, `Calendar "${calendarId}", event "${eventId}": details are not an object (${(error as Error).message}); using the list entry.`);
+      this.warn(state, eventId, `Calendar "${calendarId}", event "${eventId}": details are not an object (${(error as Error).message}); using the list entry.`);
     }
     await this.add(state, eventId, details);
   }
@@ -158,7 +155,7 @@ export class Collector implements CrawlSink {
   private async add(state: CalendarState, eventId: string, details: unknown): Promise<void> {
     const { entry, segment } = this.listedEvent(state, eventId);
     const { event, warnings } = normalizeEvent(entry, details, state.calendar, segment, this.normalize);
-    for (const w of warnings) this.warn(state, w.message);
+    for (const w of warnings) this.warn(state, eventId, w.message);
     this.listed++;
     if (!event) {
       this.markUnreadable(state, warnings[warnings.length - 1]?.message ?? `event "${eventId}" of calendar "${state.calendar.id}" could not be read`);
@@ -172,9 +169,66 @@ export class Collector implements CrawlSink {
     state.events.push(this.spool.add(withHistory, vevent, eventFacts(state.calendar, withHistory, this.site), json));
   }
 
+  /**
+   * An event whose list entry and details are the ones the last build read ('reused'): the event
+   * that build spooled stands for it, bytes as they are, with the warnings reading it gave then,
+   * when its calendar and path are the same and its page and .ics are still published (they are
+   * kept). False when it cannot: the event is then read again.
+   */
+  private async reuseEvent(state: CalendarState, eventId: string, segment: string): Promise<boolean> {
+    const saved = this.saved;
+    const ref = this.savedRefsOf(state.calendar)?.get(eventId);
+    const notes = saved?.notes.get(state.calendar.id);
+    if (!saved || !ref || !notes) return false;
+    const before = JSON.parse(saved.spool.json(ref)) as FeedEvent;
+    if (before.slug !== segment || before.calendarSlug !== state.calendar.slug) return false;
+    const page = paths.eventPage(state.calendar.slug, segment);
+    const ics = paths.eventIcs(state.calendar.slug, segment);
+    if (!(await this.staging.isPublished(page)) || !(await this.staging.isPublished(ics))) return false;
+    await this.staging.keep(page);
+    await this.staging.keep(ics);
+    this.takeSaved(saved, state, ref);
+    for (const message of this.savedWarnings(state.calendar.id, notes).get(eventId) ?? []) this.warn(state, eventId, message);
+    return true;
+  }
+
+  /** Spool an event as the last build spooled it, seen again, its files kept by the caller. */
+  private takeSaved(saved: SavedSpool, state: CalendarState, ref: EventRef): void {
+    state.events.push(this.spool.copy(saved.spool, ref));
+    this.history.markSeen(ref.calendarId, ref.id);
+    this.listed++;
+    this.reusedEvents++;
+  }
+
+  // The last build's spooled events of a calendar by id, made when first needed; null when the
+  // calendar is not the same as then (its events may not stand in for a new reading).
+  private readonly savedRefs = new Map<string, Map<string, EventRef> | null>();
+  private savedRefsOf(calendar: Calendar): Map<string, EventRef> | null {
+    let refs = this.savedRefs.get(calendar.id);
+    if (refs === undefined) {
+      const before = this.saved?.calendars.find((c) => c.id === calendar.id);
+      const list = this.saved?.events.get(calendar.id);
+      refs = before && list && JSON.stringify(before) === JSON.stringify(calendar) ? new Map(list.map((r) => [r.id, r])) : null;
+      this.savedRefs.set(calendar.id, refs);
+    }
+    return refs;
+  }
+
+  // The last build's warnings of a calendar's events, by event id, made when first needed.
+  private readonly warningsByEvent = new Map<string, Map<string, string[]>>();
+  private savedWarnings(calendarId: string, notes: CalendarNotes): Map<string, string[]> {
+    let byEvent = this.warningsByEvent.get(calendarId);
+    if (byEvent === undefined) {
+      byEvent = new Map();
+      for (const [eventId, message] of notes.warnings) byEvent.set(eventId, [...(byEvent.get(eventId) ?? []), message]);
+      this.warningsByEvent.set(calendarId, byEvent);
+    }
+    return byEvent;
+  }
+
   /** A warning about one of a calendar's events, given now and recorded with the calendar. */
-  private warn(state: CalendarState, message: string): void {
-    state.notes.warnings.push(message);
+  private warn(state: CalendarState, eventId: string, message: string): void {
+    state.notes.warnings.push([eventId, message]);
     this.log.warn(message);
   }
 

@@ -23,7 +23,8 @@ const VERSION = 2;
 
 /** What reading a calendar's events gave besides the events: its warnings, and the events it could not read. */
 export interface CalendarNotes {
-  warnings: string[];
+  /** Each warning with the id of the event it is about. */
+  warnings: Array<[eventId: string, message: string]>;
   unreadable: string[];
 }
 
@@ -135,7 +136,7 @@ function parseHeader(line: string, stamp: SpoolStamp): { calendars: Calendar[]; 
   const notes = new Map<string, CalendarNotes>();
   for (const [id, value] of Object.entries(header.notes)) {
     const { warnings, unreadable } = (value ?? {}) as Partial<CalendarNotes>;
-    if (!isStrings(warnings) || !isStrings(unreadable)) return undefined;
+    if (!Array.isArray(warnings) || !warnings.every((w) => Array.isArray(w) && w.length === 2 && isStrings(w)) || !isStrings(unreadable)) return undefined;
     notes.set(id, { warnings, unreadable });
   }
   return { calendars: header.calendars as Calendar[], notes };

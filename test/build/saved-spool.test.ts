@@ -13,8 +13,8 @@ const CALENDARS: Calendar[] = [
   { id: 'sport', slug: 'sport', title: 'Sport', timeZone: 'UTC' },
 ];
 const NOTES = new Map([
-  ['arts', { warnings: ['event "x" of calendar "arts": no title field found'], unreadable: ['event "y" of calendar "arts": no start'] }],
-  ['sport', { warnings: [], unreadable: [] }],
+  ['arts', { warnings: [['x', 'event "x" of calendar "arts": no title field found']] as Array<[string, string]>, unreadable: ['event "y" of calendar "arts": no start'] }],
+  ['sport', { warnings: [] as Array<[string, string]>, unreadable: [] }],
 ]);
 
 describe('the spool a build leaves in the cache folder', () => {

@@ -154,11 +154,8 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     const now = DAY1_0900 + MINUTE;
     const { summary, log } = await build(portal, site, cache, now);
     expect(summary.upToDate).toBe(false);
-    // The other calendars whole; the changed calendar's events are read again (those unchanged
-    // keep their files: see eventFiles below).
-    const whole = /(\d+) of (\d+) events unchanged at the portal, taken from the last build as they were \((\d+) of (\d+) calendars whole\)\./.exec(log);
-    expect(whole?.slice(2).map(Number)).toEqual([first.events, first.calendars - 1, first.calendars]);
-    expect(Number(whole![1])).toBeLessThan(first.events - 1);
+    // The changed calendar's other events one by one, the other calendars whole.
+    expect(log).toContain(`${first.events - 1} of ${first.events} events unchanged at the portal, taken from the last build as they were (${first.calendars - 1} of ${first.calendars} calendars whole).`);
     expect(log).toMatch(/\d+ files of unchanged calendars kept as they were\./);
     expect(summary.changes).toEqual({ newEvents: 0, changedEvents: 1, removedEvents: 0 });
     expect(summary.eventFiles).toEqual({ rendered: 1, kept: first.events - 1 });
