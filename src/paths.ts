@@ -50,18 +50,35 @@ export function encodedSegment(id: string): string {
 
 /**
  * Safe path segments for a set of sibling ids (all calendars, or all events of one calendar).
- * Returns a map id -> segment, stable for a given id unless a case-twin of it appears.
+ * Returns a map id -> segment. `published` holds the segments ids were published with (and still
+ * are, for ids no longer listed): an id keeps its segment, so its URLs do not change when a case
+ * twin comes or goes, and a new id never takes a folder a published one has, in any case.
+ * Without it, an id's segment is stable unless a case twin of it appears.
  */
-export function assignSegments(ids: Iterable<string>): Map<string, string> {
+export function assignSegments(ids: Iterable<string>, published: ReadonlyMap<string, string> = new Map()): Map<string, string> {
   const unique = [...new Set(ids)];
+  const result = new Map<string, string>();
+  // Verbatim segments in use, letter case folded.
+  const taken = new Set<string>();
+  const current = new Set(unique);
+  for (const [id, segment] of published) if (!current.has(id) && segment === id) taken.add(id.toLowerCase());
+  for (const id of unique) {
+    const before = published.get(id);
+    if (before === encodedSegment(id)) result.set(id, before);
+    else if (before === id && isPlainId(id) && !taken.has(id.toLowerCase())) {
+      result.set(id, id);
+      taken.add(id.toLowerCase());
+    }
+  }
   const byFolded = new Map<string, number>();
   for (const id of unique) {
-    if (isPlainId(id)) byFolded.set(id.toLowerCase(), (byFolded.get(id.toLowerCase()) ?? 0) + 1);
+    if (!result.has(id) && isPlainId(id)) byFolded.set(id.toLowerCase(), (byFolded.get(id.toLowerCase()) ?? 0) + 1);
   }
-  const result = new Map<string, string>();
   for (const id of unique) {
-    const caseTwin = (byFolded.get(id.toLowerCase()) ?? 0) > 1;
-    result.set(id, isPlainId(id) && !caseTwin ? id : encodedSegment(id));
+    if (result.has(id)) continue;
+    const folded = id.toLowerCase();
+    const alone = byFolded.get(folded) === 1 && !taken.has(folded);
+    result.set(id, isPlainId(id) && alone ? id : encodedSegment(id));
   }
   return result;
 }

@@ -166,9 +166,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       cache.spillTo(staging.dir);
       spool = EventSpool.create(staging.dir);
       const crawlSpool = spool;
+      const calendarSegments = new Map(history.state.calendars.map((r) => [r.calendar.id, r.calendar.slug]));
       const onCalendarDone = (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> =>
         rendererFor(calendars, crawlSpool).calendar(calendar, events, tracker.finishCalendar(calendar.id, calendar.slug));
-      gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool: crawlSpool, lastSpool, probe: upToDate.probe, started, onCalendarDone });
+      gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool: crawlSpool, lastSpool, probe: upToDate.probe, calendarSegments, started, onCalendarDone });
       if (gathered.reusedEvents > 0) {
         log.info(
           `${gathered.reusedEvents} of ${gathered.report.events} events unchanged at the portal, taken from the last build as they were ` +
@@ -321,6 +322,8 @@ interface CrawlRun {
   /** The last build's events, to take an unchanged calendar's from (Collector.reuseCalendar). */
   lastSpool: SavedSpool | undefined;
   probe: ProbeResult | undefined;
+  /** Calendar id -> the folder it was published in (history). */
+  calendarSegments: ReadonlyMap<string, string>;
   started: number;
   /** A calendar's events are all in (see Collector); `calendars` is the whole calendar list. */
   onCalendarDone: (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>) => Promise<void>;
@@ -347,6 +350,7 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
       now,
       signal,
       probe: c.probe,
+      calendarSegments: c.calendarSegments,
     },
     Object.assign(collector, {
       onProgress: (p: CrawlProgress) => log.progress(formatProgress(p, performance.now() - c.started, log.interactive)),

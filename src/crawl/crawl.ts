@@ -26,6 +26,8 @@ export interface CrawlOptions {
   detailsMaxAgeMs: number;
   now: number;
   signal?: AbortSignal;
+  /** Calendar id -> the folder it was published in (history), so that folders never move. */
+  calendarSegments?: ReadonlyMap<string, string>;
   /** What probeLists found before the crawl (those requests are not made again). */
   probe?: Pick<ProbeResult, 'confirmed' | 'firstPages'>;
 }
@@ -143,7 +145,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       limitFlag: '--max-calendars',
     });
     count(report, calendarsDoc, paths.calendarsMirror());
-    const calendars = calendarRefs(calendarsDoc.items, opts.fields);
+    const calendars = calendarRefs(calendarsDoc.items, opts.fields, opts.calendarSegments);
     await sink.onCalendars(calendarsDoc, new Map(calendars.map((c) => [c.id, c.segment])));
     report.calendars = progress.calendarsTotal = calendars.length;
     tick();
@@ -306,13 +308,13 @@ function countdown(n: number, done: () => Promise<void>): () => Promise<void> {
   };
 }
 
-function calendarRefs(items: unknown[], fields: FieldsConfig | undefined): CalendarRef[] {
+function calendarRefs(items: unknown[], fields: FieldsConfig | undefined, published: ReadonlyMap<string, string> | undefined): CalendarRef[] {
   const byId = new Map<string, unknown>();
   for (const item of items) {
     const id = rawId(item, 'calendar', fields);
     if (id !== undefined && !byId.has(id)) byId.set(id, item);
   }
-  const segments = assignSegments(byId.keys());
+  const segments = assignSegments(byId.keys(), published);
   return [...byId].map(([id, item]) => ({ id, segment: segments.get(id)!, title: guessTitle(item) }));
 }
 

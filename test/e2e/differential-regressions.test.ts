@@ -87,4 +87,17 @@ describe('incremental = cold: regressions', () => {
       ],
     });
   });
+
+  it('a calendar keeps its folder when a case twin of its id appears and goes (subscribers of its calendar.ics keep their URL)', async () => {
+    const twin = (id: string) => ({ id, title: `Twin ${id}`, validators: 'etag' as const, pageSize: 0, events: [event('1')], brokenDetails: [], details: 'full' as const });
+    await runHistory({
+      calendars: [twin('Cal')],
+      steps: [
+        { mutations: [], advance: 0, checkUnchanged: false },
+        { mutations: [{ kind: 'addCalendar', calendar: twin('cal') }], advance: 5, checkUnchanged: true },
+        { mutations: [{ kind: 'removeCalendar', cal: 0 }], advance: 5, checkUnchanged: false },
+        { mutations: [{ kind: 'addCalendar', calendar: twin('CAL') }], advance: 5, checkUnchanged: false },
+      ],
+    });
+  });
 });

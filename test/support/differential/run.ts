@@ -14,7 +14,7 @@ import { runBuild } from '../../../src/build/build.js';
 import type { BuildSummary } from '../../../src/build/summary.js';
 import { loadConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/log.js';
-import { assignSegments, paths } from '../../../src/paths.js';
+import { paths } from '../../../src/paths.js';
 import { listFiles, snapshotTree } from '../tree.js';
 import { BASE_NOW, applyMutations, portalState, type History, type ModelCalendar } from './model.js';
 import { startHistoryPortal, type HistoryPortal } from './portal.js';
@@ -51,8 +51,8 @@ export async function runHistory(history: History): Promise<void> {
   try {
     let model: ModelCalendar[] = structuredClone(history.calendars);
     let now = 0;
-    // Calendar ids the last published build listed.
-    let listedBefore: string[] = [];
+    // The calendars the last published build listed: id -> folder.
+    let published = new Map<string, string>();
     portal = await startHistoryPortal(portalState(model));
     const incremental = { out: join(work, 'site'), cache: join(work, 'cache') };
     for (const [index, step] of history.steps.entries()) {
@@ -72,8 +72,7 @@ export async function runHistory(history: History): Promise<void> {
       const inc = await build(portal, incremental, at, work);
       const ref = await build(portal, cold, at, work);
       await compare(where, inc, ref, incremental.out, cold.out);
-      if (inc.summary) await checkRules(where, incremental.out, listedBefore, model);
-      if (inc.summary) listedBefore = model.map((c) => c.id);
+      if (inc.summary) published = await checkRules(where, incremental.out, published);
       await rm(join(work, `cold-${index}`), { recursive: true, force: true });
 
       if (step.checkUnchanged && inc.summary) {
@@ -149,11 +148,12 @@ function sameWarnings(where: string, inc: BuildSummary, cold: BuildSummary): voi
 
 /**
  * Rules that hold of every published site, whatever the history: no link in any .ics that points
- * into the site is dead, and a calendar the portal stopped listing keeps its calendar.ics, every
- * event in it cancelled, so subscribed apps drop them (within --keep-removed-days; each step here
- * is one build after the removal, and the removal is checked at the first build without it).
+ * into the site is dead; a calendar keeps its folder for as long as it is listed (URLs never
+ * change, case twins coming and going included); and a calendar the portal stopped listing keeps
+ * its calendar.ics, every event in it cancelled, so subscribed apps drop them (checked at the
+ * first build without it). Returns the calendars listed now, id -> folder.
  */
-async function checkRules(where: string, out: string, listedBefore: readonly string[], model: readonly ModelCalendar[]): Promise<void> {
+async function checkRules(where: string, out: string, before: ReadonlyMap<string, string>): Promise<Map<string, string>> {
   const files = new Set(await listFiles(out));
   for (const file of files) {
     if (!file.endsWith('.ics')) continue;
@@ -164,18 +164,20 @@ async function checkRules(where: string, out: string, listedBefore: readonly str
       if (!files.has(target)) throw new Error(`${where}: ${file} links to ${url}, which is not published`);
     }
   }
-  const listedNow = new Set(model.map((c) => c.id));
-  const slugsBefore = assignSegments(listedBefore);
-  const slugsNow = new Set(assignSegments(listedNow).values());
-  for (const id of listedBefore) {
-    const slug = slugsBefore.get(id)!;
-    if (listedNow.has(id) || slugsNow.has(slug)) continue;
+  const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as { calendars: Array<{ id: string; slug: string }> };
+  const now = new Map(manifest.calendars.map((c) => [c.id, c.slug]));
+  const folders = new Set(now.values());
+  for (const [id, slug] of before) {
+    const still = now.get(id);
+    if (still !== undefined && still !== slug) throw new Error(`${where}: calendar "${id}" moved from calendars/${slug}/ to calendars/${still}/`);
+    if (still !== undefined || folders.has(slug)) continue;
     const ics = paths.calendar(slug, 'calendar.ics');
     if (!files.has(ics)) throw new Error(`${where}: calendar "${id}" was removed from the portal, and its ${ics} went with it: subscribers get a 404`);
     const text = await readFile(join(out, ics), 'utf8');
     const events = text.split('BEGIN:VEVENT').slice(1);
     if (events.some((e) => !e.includes('STATUS:CANCELLED'))) throw new Error(`${where}: calendar "${id}" was removed, but its ${ics} still lists live events`);
   }
+  return now;
 }
 
 async function firstDifference(name: string, a: string, b: string): Promise<string> {
