@@ -33,6 +33,27 @@ describe('id segments', () => {
     expect(new Set(segs).size).toBe(ids.length);
   });
 
+  it('keeps the segments ids were published with: a case twin that appears later is the one encoded', () => {
+    const first = assignSegments(['Cal']);
+    expect(first.get('Cal')).toBe('Cal');
+    const twins = assignSegments(['Cal', 'cal'], first);
+    expect(twins.get('Cal')).toBe('Cal');
+    expect(twins.get('cal')).toBe(encodedSegment('cal'));
+    // Once encoded, an id stays so when its twin goes; a removed id's folder stays taken.
+    expect(assignSegments(['cal'], twins).get('cal')).toBe(encodedSegment('cal'));
+    expect(assignSegments(['CAL'], new Map([['Cal', 'Cal']])).get('CAL')).toBe(encodedSegment('CAL'));
+    // A segment that no longer fits its id (history of another layout) is assigned anew.
+    expect(assignSegments(['a/b'], new Map([['a/b', 'a/b']])).get('a/b')).toBe(encodedSegment('a/b'));
+  });
+
+  it('never maps two different ids to the same segment, whatever was published before', () => {
+    const ids = ['a', 'A', 'b', 'B', 'c', '_me'];
+    for (const published of [new Map([['a', 'a']]), new Map([['A', 'A'], ['b', encodedSegment('b')]]), new Map([['gone', 'B']])]) {
+      const segs = [...assignSegments(ids, published).values()].map((s) => s.toLowerCase());
+      expect(new Set(segs).size).toBe(ids.length);
+    }
+  });
+
   it('encodes deterministically', () => {
     expect(encodedSegment('Arts & Culture')).toBe(encodedSegment('Arts & Culture'));
     expect(encodedSegment('x'.repeat(300))).toMatch(/^_0[0-9a-f]{40}$/);
