@@ -9,7 +9,8 @@
 // Scenarios: full (cold build with --latency), nochange (rebuild, same data; then as once time has
 // passed an event's start or end; then without the record of the last build), changed (rebuild
 // after 1% of events changed, then after as many changed in one calendar), nolatency (cold build,
-// no injected latency: events/s), large (cold build of 100 x 1000 events, no latency: peak RSS).
+// no injected latency: events/s), large (cold build of 100 x 1000 events, no latency: peak RSS),
+// onecal (cold build of one calendar of 100,000 events, no latency: peak RSS).
 // A bare client (undici in a child process, fetching only) and curl --parallel over the same URLs
 // are references for the network floor; without latency, the bare client is the ceiling. Figures
 // are printed as a table and written as JSON to a temp folder. Nothing here is a test: timings are
@@ -29,9 +30,9 @@ const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const RUSAGE_PRELOAD = fileURLToPath(new URL('./rusage-preload.mjs', import.meta.url));
 const BARE_CLIENT = fileURLToPath(new URL('./bare-client.mjs', import.meta.url));
 const TIME = '/usr/bin/time';
-const SCENARIOS = ['full', 'nochange', 'changed', 'nolatency', 'large'] as const;
+const SCENARIOS = ['full', 'nochange', 'changed', 'nolatency', 'large', 'onecal'] as const;
 type Scenario = (typeof SCENARIOS)[number];
-/** Bounded (a few minutes on 2 cores); `large` is opt-in: 100,000 events take minutes on their own. */
+/** Bounded (a few minutes on 2 cores); `large` and `onecal` are opt-in: 100,000 events take minutes on their own. */
 const DEFAULT_SCENARIOS: Scenario[] = ['full', 'nochange', 'changed', 'nolatency'];
 /** Fixed "now" for the portal: same data on every run of the benchmark. */
 const PORTAL_NOW = Date.parse('2026-03-02T09:00:00Z');
@@ -213,7 +214,7 @@ async function closeSite(site: Site, keep: boolean): Promise<void> {
  * One build in a child process. `kind`: a full build's wall time is set against the network floor;
  * a rebuild's is set against the full build's instead (its few requests make the ratio meaningless).
  */
-async function build(site: Site, scenario: string, s: Settings, kind: 'full' | 'rebuild'): Promise<Row> {
+async function build(site: Site, scenario: string, s: Settings, kind: 'full' | 'rebuild', extra: string[] = []): Promise<Row> {
   const { portal, work } = site;
   portal.resetStats();
   const args = [
@@ -226,6 +227,7 @@ async function build(site: Site, scenario: string, s: Settings, kind: 'full' | '
     '--concurrency', String(s.concurrency),
     '--json',
     '--quiet',
+    ...extra,
   ];
   const run = await runMeasured(args, { CALFEED_TOKEN: portal.tokens.university }, work);
   if (run.code !== 0) throw new Error(`${scenario}: calfeed build exited ${run.code}\n${run.stderr.slice(-4000)}`);
@@ -487,6 +489,17 @@ async function main(): Promise<void> {
     try {
       log('large: full build of 100 x 1000 events, no latency');
       rows.push(await build(site, 'large 100k', s, 'full'));
+    } finally {
+      await closeSite(site, s.keep);
+    }
+  }
+
+  if (want('onecal')) {
+    const site = await openSite(1, 100_000, 0);
+    try {
+      log('onecal: full build of 1 x 100,000 events, no latency');
+      // Its unpaged event list is 26 MB, past the default --max-response-bytes.
+      rows.push(await build(site, 'one calendar 100k', s, 'full', ['--max-response-bytes', '200MB']));
     } finally {
       await closeSite(site, s.keep);
     }
