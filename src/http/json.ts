@@ -3,6 +3,7 @@
 
 import { ResponseError, requestLabel, statusLine } from './errors.js';
 import type { FetchResult } from './client.js';
+import { jsonTextProblem } from './json-text.js';
 import { bodySnippet, redact } from './redact.js';
 
 /** Parses a response body as JSON; ResponseError naming the URL, content type and first bytes otherwise. */
@@ -18,6 +19,8 @@ export function parseJson(result: FetchResult, token: string | undefined): unkno
       { cause },
     );
   if (result.body.length === 0) throw fail('expected JSON but the body is empty');
+  const problem = jsonTextProblem(result.body);
+  if (problem !== undefined) throw fail(problem);
   // A UTF-8 byte-order mark is legal in the wild but not for JSON.parse; the mirror keeps it.
   const text = result.body.toString('utf8').replace(/^\uFEFF/, '');
   try {
