@@ -3,8 +3,10 @@
 // HAL, OData, Laravel, Graph-style `paging.next`), an RFC 8288 Link header, or page/total counters
 // that we increment through a query parameter.
 
+export const PAGING_MODES = ['auto', 'none', 'query'] as const;
+
 export interface PagingConfig {
-  mode: 'auto' | 'none' | 'query';
+  mode: (typeof PAGING_MODES)[number];
   /** Query parameter that carries the page number. */
   pageParam: string;
   /** Query parameter that carries the page size, sent only with pageSize. */

@@ -6,14 +6,8 @@ import type { Hit } from './fields.js';
 import { normKey, type RawRecord } from './record.js';
 import { resolveCalendar, resolveEvent, type FieldReport, type Problem } from './resolve.js';
 import { describeReading, parseTime } from './time.js';
-import type { CalendarField, EventField, Explanation, FieldPath, FieldsConfig, NormalizeOptions } from './types.js';
+import { CALENDAR_FIELDS, EVENT_FIELDS, type Explanation, type FieldPath, type FieldsConfig, type NormalizeOptions } from './types.js';
 import type { TimeUse } from './when.js';
-
-const CALENDAR_FIELDS: CalendarField[] = ['id', 'title', 'description', 'url', 'timeZone'];
-const EVENT_FIELDS: EventField[] = [
-  'id', 'title', 'start', 'end', 'allDay', 'description', 'location', 'url', 'status', 'cancelled',
-  'updated', 'created', 'categories', 'organizer', 'image',
-];
 
 /** Short samples keep the inspect output readable. */
 function sampleOf(value: unknown): unknown {
@@ -98,7 +92,7 @@ export function explain(kind: 'calendar' | 'event', records: unknown[], opts: No
     ids.push(resolved.id);
   }
 
-  const fieldNames: string[] = kind === 'calendar' ? CALENDAR_FIELDS : EVENT_FIELDS;
+  const fieldNames: readonly string[] = kind === 'calendar' ? CALENDAR_FIELDS : EVENT_FIELDS;
   const fields: Explanation['fields'] = [];
   const block: Record<string, FieldPath> = {};
   for (const field of fieldNames) {

@@ -5,23 +5,16 @@ export type ListKind = 'calendars' | 'events';
 /** A raw path: "schedule.begins", "items[0].name", or [dateField, timeField] for a split date and time. */
 export type FieldPath = string | [string, string];
 
-export type CalendarField = 'id' | 'title' | 'description' | 'url' | 'timeZone';
-export type EventField =
-  | 'id'
-  | 'title'
-  | 'start'
-  | 'end'
-  | 'allDay'
-  | 'description'
-  | 'location'
-  | 'url'
-  | 'status'
-  | 'cancelled'
-  | 'updated'
-  | 'created'
-  | 'categories'
-  | 'organizer'
-  | 'image';
+// The model's field names as values too, so the config check and `inspect` list the same fields.
+export const CALENDAR_FIELDS = ['id', 'title', 'description', 'url', 'timeZone'] as const;
+export type CalendarField = (typeof CALENDAR_FIELDS)[number];
+export const EVENT_FIELDS = [
+  'id', 'title', 'start', 'end', 'allDay', 'description', 'location', 'url', 'status', 'cancelled',
+  'updated', 'created', 'categories', 'organizer', 'image',
+] as const;
+export type EventField = (typeof EVENT_FIELDS)[number];
+/** Event fields that may be mapped to a [date, time] pair: when.ts reads only these as two fields. */
+export const PAIR_FIELDS: readonly EventField[] = ['start', 'end'];
 
 /**
  * The `fields` block of calfeed.config.json. A mapping wins over detection in every record where
