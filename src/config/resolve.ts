@@ -7,7 +7,8 @@ import { ConfigError } from '../errors.js';
 import type { FieldsConfig } from '../normalize/index.js';
 import type { PagingConfig } from '../crawl/index.js';
 import type { HttpOptions } from '../http/index.js';
-import { FILE_ONLY_KEYS, OPTIONS, type Command, type OptionSpec } from './options.js';
+import { checkFile } from './file-check.js';
+import { OPTIONS, type Command, type OptionSpec } from './options.js';
 
 export type RawValue = string | number | boolean;
 export interface ConfigLayers {
@@ -58,37 +59,37 @@ export interface ResolvedConfig extends HttpSettings {
 
 const DEFAULT_PAGING: PagingConfig = { mode: 'auto', pageParam: 'page', firstPage: 1, maxPages: 1000 };
 
-/** Merge the layers and validate every value; throws ConfigError naming the source of a bad value. */
+/** Merge the layers and validate every value; throws one ConfigError naming every bad value and its source. */
 export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedConfig {
-  const fileData = checkFile(layers.file);
+  const problems: string[] = [];
+  const fileData = checkFile(layers.file, problems);
   const value = (spec: OptionSpec): RawValue | undefined => {
-    const fromFlag = layers.flags[spec.key];
-    if (fromFlag !== undefined) return parseValue(spec, fromFlag, `--${spec.flag}`);
-    const fromEnv = layers.env[spec.env];
-    if (fromEnv !== undefined && fromEnv !== '') return parseValue(spec, fromEnv, `env ${spec.env}`);
-    const fromFile = fileData[spec.key];
-    if (fromFile !== undefined) return parseValue(spec, fromFile as RawValue, `${layers.file!.path}: "${spec.key}"`);
-    return spec.default === undefined ? undefined : parseValue(spec, spec.default, `default of --${spec.flag}`);
+    const [raw, source] = pick(spec, layers, fileData);
+    if (raw === undefined) return undefined;
+    let parsed: RawValue;
+    try {
+      parsed = parseValue(spec, raw, source);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(error.message);
+      return undefined;
+    }
+    const problem = CHECKS[spec.key]?.(parsed as string);
+    if (problem) problems.push(`${source}: ${problem}`);
+    return problem ? undefined : parsed;
   };
   const get = new Map(OPTIONS.map((spec) => [spec.key, value(spec)] as const));
+  if (problems.length === 1) throw new ConfigError(problems[0]!);
+  if (problems.length > 1) throw new ConfigError(`${problems.length} configuration problems:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   const str = (k: string) => get.get(k) as string | undefined;
   const num = (k: string) => get.get(k) as number | undefined;
   const req = (k: string) => get.get(k) as number;
   const bool = (k: string) => get.get(k) === true;
 
   const baseUrl = str('baseUrl');
-  if (baseUrl !== undefined) checkHttpUrl(baseUrl, '--base-url');
   const siteUrlRaw = str('siteUrl')!;
-  checkHttpUrl(siteUrlRaw, '--site-url');
   const timeZone = str('timeZone')!;
-  if (!IANAZone.isValidZone(timeZone)) {
-    throw new ConfigError(`--time-zone: "${timeZone}" is not an IANA time zone name. Use a name like Europe/Vilnius or America/New_York.`);
-  }
-  const locales = str('locale')!.split(',').map((l) => l.trim()).filter(Boolean);
-  for (const locale of locales) {
-    if (!isLocale(locale)) throw new ConfigError(`--locale: "${locale}" is not a BCP 47 language tag (e.g. en, lt, en-GB).`);
-  }
-  if (locales.length === 0) throw new ConfigError('--locale: give at least one language, e.g. "en" or "lt,en".');
+  const locales = localesOf(str('locale')!);
   const scheme = str('authScheme')!;
   const queryParam = str('authQueryParam');
 
@@ -144,32 +145,31 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
   };
 }
 
-/** Validate the config file's top level: known keys only, no secrets. */
-function checkFile(file: ConfigLayers['file']): Record<string, unknown> {
-  if (!file) return {};
-  const { data, path } = file;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new ConfigError(`${path}: expected a JSON object at the top level.`);
-  }
-  const known = new Set<string>([...OPTIONS.filter((o) => !o.cliOnly).map((o) => o.key), ...FILE_ONLY_KEYS, '$schema']);
-  for (const key of Object.keys(data)) {
-    if (key === 'token') {
-      throw new ConfigError(`${path}: "token" is not allowed in a config file, which tends to end up in git. Set env CALFEED_TOKEN or "tokenFile".`);
-    }
-    if (!known.has(key)) {
-      const hint = nearest(key, [...known]);
-      throw new ConfigError(`${path}: unknown key "${key}"${hint ? ` (did you mean "${hint}"?)` : ''}.`);
-    }
-  }
-  const record = data as Record<string, unknown>;
-  for (const key of FILE_ONLY_KEYS) {
-    const v = record[key];
-    if (v !== undefined && (typeof v !== 'object' || v === null || Array.isArray(v))) {
-      throw new ConfigError(`${path}: "${key}" must be an object.`);
-    }
-  }
-  return record;
+/** The raw value that wins (flags > env > file > default) and where it came from, for messages. */
+function pick(spec: OptionSpec, layers: ConfigLayers, fileData: Record<string, unknown>): [RawValue | undefined, string] {
+  const fromFlag = layers.flags[spec.key];
+  if (fromFlag !== undefined) return [fromFlag, `--${spec.flag}`];
+  const fromEnv = layers.env[spec.env];
+  if (fromEnv !== undefined && fromEnv !== '') return [fromEnv, `env ${spec.env}`];
+  const fromFile = fileData[spec.key];
+  if (fromFile !== undefined) return [fromFile as RawValue, `${layers.file!.path}: "${spec.key}"`];
+  return [spec.default, `default of --${spec.flag}`];
 }
+
+/** Checks beyond the value's type, by option key; each returns what is wrong, or undefined. */
+const CHECKS: Partial<Record<string, (value: string) => string | undefined>> = {
+  baseUrl: httpUrlProblem,
+  siteUrl: httpUrlProblem,
+  timeZone: (zone) => (IANAZone.isValidZone(zone) ? undefined : `"${zone}" is not an IANA time zone name. Use a name like Europe/Vilnius or America/New_York.`),
+  locale: (list) => {
+    const locales = localesOf(list);
+    if (locales.length === 0) return 'give at least one language, e.g. "en" or "lt,en".';
+    const bad = locales.find((locale) => !isLocale(locale));
+    return bad === undefined ? undefined : `"${bad}" is not a BCP 47 language tag (e.g. en, lt, en-GB).`;
+  },
+};
+
+const localesOf = (list: string) => list.split(',').map((l) => l.trim()).filter(Boolean);
 
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000 };
 const UNITS_BYTES: Record<string, number> = { b: 1, kb: 1024, k: 1024, mb: 1024 ** 2, m: 1024 ** 2, gb: 1024 ** 3, g: 1024 ** 3 };
@@ -234,19 +234,16 @@ export function parseValue(spec: OptionSpec, raw: RawValue, source: string): Raw
   }
 }
 
-function checkHttpUrl(value: string, source: string): void {
+function httpUrlProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${source}: "${value}" is not a URL. Give an absolute http(s) URL, e.g. https://portal.example.edu/api.`);
+    return `"${value}" is not a URL. Give an absolute http(s) URL, e.g. https://portal.example.edu/api.`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${source}: "${value}" must start with http:// or https://.`);
-  }
-  if (url.username || url.password) {
-    throw new ConfigError(`${source}: credentials in the URL are not allowed; use CALFEED_TOKEN or --token-file.`);
-  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${value}" must start with http:// or https://.`;
+  if (url.username || url.password) return 'credentials in the URL are not allowed; use CALFEED_TOKEN or --token-file.';
+  return undefined;
 }
 
 function isLocale(tag: string): boolean {
@@ -255,29 +252,4 @@ function isLocale(tag: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The known key closest to a typo (edit distance <= 3). */
-function nearest(word: string, candidates: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 4;
-  for (const candidate of candidates) {
-    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
 }
