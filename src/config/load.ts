@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { locateJsonError } from './json-error.js';
 import type { Command } from './options.js';
 import { resolveConfig, type RawValue, type ResolvedConfig } from './resolve.js';
 
@@ -26,13 +27,15 @@ export async function loadConfig(
 ): Promise<LoadedConfig> {
   const explicit = (flags.config as string | undefined) ?? env.CALFEED_CONFIG;
   const path = resolvePath(cwd, explicit ?? DEFAULT_CONFIG_FILE);
-  const file = await readConfigFile(path, explicit !== undefined);
-  const config = resolveConfig(command, { flags, env, file: file === undefined ? undefined : { path: explicit ?? DEFAULT_CONFIG_FILE, data: file } });
+  const name = explicit ?? DEFAULT_CONFIG_FILE;
+  const file = await readConfigFile(path, name, explicit !== undefined);
+  const config = resolveConfig(command, { flags, env, file: file === undefined ? undefined : { path: name, data: file } });
   const token = await readToken(config, env, cwd);
   return { config, token, configPath: file ? path : undefined };
 }
 
-async function readConfigFile(path: string, required: boolean): Promise<unknown> {
+/** `name` is the path as the user gave it, for messages. */
+async function readConfigFile(path: string, name: string, required: boolean): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -43,7 +46,8 @@ async function readConfigFile(path: string, required: boolean): Promise<unknown>
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+    const { line, column, reason } = locateJsonError(text, error as Error);
+    throw new ConfigError(`${name} line ${line}, column ${column}: ${reason} (the file is not valid JSON).`, { cause: error });
   }
 }
 
