@@ -2,7 +2,8 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError } from '../errors.js';
-import { optionsFor, type Command } from '../config/options.js';
+import { nearest } from '../config/nearest.js';
+import { OPTIONS, optionsFor, type Command } from '../config/options.js';
 import type { RawValue } from '../config/resolve.js';
 
 export const COMMANDS: Record<Command, string> = {
@@ -44,10 +45,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       positionals: string[];
     });
   } catch (error) {
-    const hint = /token/i.test(String((error as Error).message))
-      ? ' The token is never a flag: set env CALFEED_TOKEN or use --token-file PATH.'
-      : ` Run "calfeed ${command} --help" for the flags.`;
-    throw new ConfigError(`${(error as Error).message.replace(/\.$/, '')}.${hint}`, { usage: true });
+    throw flagError((error as Error).message, command);
   }
   if (positionals.length > 0) {
     throw new ConfigError(`Unexpected argument "${positionals[0]}". Run "calfeed ${command} --help".`, { usage: true });
@@ -55,6 +53,25 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   const flags: Record<string, RawValue | undefined> = {};
   for (const spec of specs) flags[spec.key] = values[spec.flag];
   return { command, flags };
+}
+
+/**
+ * Node's parseArgs messages, in calfeed's words where they fall short: an unknown flag gets a
+ * "did you mean" (Node's own message also has an unbalanced quote), and a flag of another command says so.
+ */
+function flagError(message: string, command: Command): ConfigError {
+  const help = ` Run "calfeed ${command} --help" for the flags.`;
+  if (/token/i.test(message)) {
+    return new ConfigError(`${message.replace(/\..*$/s, '')}. The token is never a flag: set env CALFEED_TOKEN or use --token-file PATH.`, { usage: true });
+  }
+  const unknown = /^Unknown option '([^']*)'/.exec(message)?.[1];
+  if (unknown === undefined) return new ConfigError(`${message.replace(/\.$/, '')}.${help}`, { usage: true });
+  const name = unknown.replace(/^-+/, '').replace(/=.*$/, '');
+  const owner = OPTIONS.find((spec) => spec.flag === name);
+  if (owner) return new ConfigError(`--${name} is not a flag of ${command}, only of ${owner.commands.join(', ')}.${help}`, { usage: true });
+  // Only long flags get a suggestion: calfeed has no short ones, so "-x" resembles nothing.
+  const hint = unknown.startsWith('--') ? nearest(name, optionsFor(command).map((spec) => spec.flag)) : undefined;
+  return new ConfigError(`Unknown flag ${unknown}${hint ? ` (did you mean --${hint}?)` : ''}.${help}`, { usage: true });
 }
 
 function unknownCommand(name: string): ConfigError {

@@ -29,7 +29,7 @@ describe('calfeed CLI', () => {
   });
 
   it.each([
-    [['build', '--no-such-flag'], /Unknown option '--no-such-flag'/],
+    [['build', '--no-such-flag'], /Unknown flag --no-such-flag\. Run "calfeed build --help" for the flags\./],
     [['frobnicate'], /Unknown command "frobnicate"/],
     [['build', '--token', 'abc'], /never a flag: set env CALFEED_TOKEN or use --token-file/],
     [['build', '--concurrency', '0'], /--concurrency: expected a whole number from 1 to 256/],
@@ -49,6 +49,43 @@ describe('calfeed CLI', () => {
     const r = await runCli(['build'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown key "concurency" \(did you mean "concurrency"\?\)/);
+  });
+
+  // Config mistakes: each was accepted, crashed, or was reported vaguely before calfeed checked the file like flags.
+  it.each([
+    ['fields.event.strat accepted', { fields: { event: { strat: 'kickoff.at' } } }, /^error: calfeed\.config\.json: unknown key "fields\.event\.strat" \(did you mean "fields\.event\.start"\?\)\.$/m],
+    ['fields.evnt accepted', { fields: { evnt: {} } }, /unknown key "fields\.evnt" \(did you mean "fields\.event"\?\)/],
+    ['paging.mode "qurey" accepted', { paging: { mode: 'qurey' } }, /"paging\.mode": expected one of "auto", "none", "query", got "qurey" \(did you mean "query"\?\)/],
+    ['"start": 123 crashed with path.split is not a function', { fields: { event: { start: 123 } } }, /^error: calfeed\.config\.json: "fields\.event\.start": expected .*, got 123\.$/m],
+    ['unknown keys reported one per run', { concurency: 4, titel: 'x' }, /2 configuration problems:\n.*"concurency".*\n.*"titel" \(did you mean "title"\?\)/],
+  ])('config mistake "%s": exits 2 naming the key', async (name, config, message) => {
+    const dir = await mkdtemp(join(work, 'config-'));
+    await writeFile(join(dir, 'calfeed.config.json'), JSON.stringify(config, null, 2));
+    const r = await runCli(['build'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/unexpected failure/);
+  });
+
+  it('malformed JSON in the config file was located by "position 58": now by line and column', async () => {
+    const dir = await mkdtemp(join(work, 'config-'));
+    await writeFile(join(dir, 'calfeed.config.json'), '{\n  "out": "site",\n  "title": }\n');
+    const r = await runCli(['build'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: calfeed\.config\.json line 3, column 12: Unexpected token '\}' \(the file is not valid JSON\)\.$/m);
+  });
+
+  it('a mistyped flag got Node\'s message with an unbalanced quote: now "did you mean"', async () => {
+    const r = await runCli(['build', '--ouput', 'site'], { cwd: work });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: Unknown flag --ouput (did you mean --out?). Run "calfeed build --help" for the flags.\n');
+  });
+
+  it('a bad CALFEED_TIME_ZONE was blamed on --time-zone: now on the env var', async () => {
+    const r = await runCli(['build'], { cwd: work, env: { CALFEED_TIME_ZONE: 'Mars/Olympus' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: env CALFEED_TIME_ZONE: "Mars\/Olympus" is not an IANA time zone name/);
+    expect(r.stderr).not.toContain('--time-zone');
   });
 
   it('documents every option in the README table', async () => {
