@@ -2,7 +2,7 @@
 
 import { createHash } from 'node:crypto';
 import { readdir as readdirCb, rmdir as rmdirCb, unlink as unlinkCb } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface WalkEntry {
@@ -176,4 +176,20 @@ export function removeTree(root: string, limit = 16): Promise<void> {
     };
     pump();
   });
+}
+
+/** The first `bytes` bytes of a file as UTF-8 text; undefined when it cannot be read. */
+export async function readHead(file: string, bytes: number): Promise<string | undefined> {
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const buffer = Buffer.alloc(bytes);
+      const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+      return buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined;
+  }
 }

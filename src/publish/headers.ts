@@ -51,7 +51,7 @@ export function headerRules(): HeaderRule[] {
 
 /** The _headers file for Netlify and Cloudflare Pages. */
 export function renderHeaders(): string {
-  const lines = ['# Response headers for Netlify and Cloudflare Pages. Written by calfeed; edits are overwritten.'];
+  const lines = [HEADERS_FIRST_LINE];
   for (const r of headerRules()) {
     lines.push(r.pattern);
     for (const [name, value] of r.headers) lines.push(`  ${name}: ${value}`);
@@ -66,6 +66,9 @@ function patternRegExp(pattern: string): RegExp {
     .join('/');
   return new RegExp(`^${source}$`);
 }
+
+/** The first line of every _headers calfeed writes: it also tells calfeed's output from somebody else's folder. */
+export const HEADERS_FIRST_LINE = '# Response headers for Netlify and Cloudflare Pages. Written by calfeed; edits are overwritten.';
 
 /** Headers a host applying _headers sends for a URL path (for `calfeed serve` and tests); repeated names are comma-joined as the hosts do. */
 export function headersForPath(urlPath: string, rules: HeaderRule[] = headerRules()): Map<string, string> {

@@ -3,7 +3,8 @@
 // The shrink guard and verify read it back.
 
 import { readLines } from '../read-lines.js';
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { readHead } from './fs-util.js';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -161,20 +162,8 @@ function firstTwoSegments(relPath: string): string {
  * its format and generator, so its first bytes tell, without reading 300,000 file entries.
  */
 export async function isCalfeedManifest(manifest: string): Promise<boolean> {
-  let head: string;
-  try {
-    const file = await open(manifest, 'r');
-    try {
-      const buffer = Buffer.alloc(512);
-      const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-      head = buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await file.close();
-    }
-  } catch {
-    return false;
-  }
-  return /^\{\s*"format":\s*\d+,\s*"generator":\s*"calfeed[ "]/.test(head);
+  const head = await readHead(manifest, 512);
+  return head !== undefined && /^\{\s*"format":\s*\d+,\s*"generator":\s*"calfeed[ "]/.test(head);
 }
 
 /** Parse manifest.json text; throws CalfeedError('BUILD') naming the problem if it is not a manifest. */

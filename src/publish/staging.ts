@@ -16,7 +16,8 @@ import { chunkCheckFor, type ChunkCheck } from './content-check.js';
 import { type CarryPlan, checkFolders, cleanFolders, folderOf } from './carry.js';
 import { FileTable } from './file-table.js';
 import { PathClaims } from './path-claims.js';
-import { errno, Limiter, sha256Digest } from './fs-util.js';
+import { errno, Limiter, readHead, sha256Digest } from './fs-util.js';
+import { HEADERS_FIRST_LINE } from './headers.js';
 import { isCalfeedManifest, type Manifest, scanManifest } from './manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
 import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
@@ -170,8 +171,7 @@ export async function assertReplaceable(outDir: string): Promise<void> {
     if (errno(error) === 'ENOENT') return;
     throw error;
   }
-  const ours = entries.includes(paths.manifest()) && (await isCalfeedManifest(path.join(outDir, paths.manifest())));
-  if (ours) return;
+  if (await isCalfeedOutput(outDir, entries)) return;
   const foreign: string[] = [];
   for (const name of entries) if (!(await isHarmless(outDir, name))) foreign.push(name);
   if (foreign.length === 0) return;
@@ -185,6 +185,13 @@ export async function assertReplaceable(outDir: string): Promise<void> {
   );
 }
 
+
+// calfeed's manifest.json, or (when that was damaged by hand) calfeed's _headers: either says the
+// folder is calfeed output. A web app's manifest.json says nothing.
+async function isCalfeedOutput(outDir: string, entries: readonly string[]): Promise<boolean> {
+  if (entries.includes(paths.manifest()) && (await isCalfeedManifest(path.join(outDir, paths.manifest())))) return true;
+  return entries.includes(paths.headers()) && (await readHead(path.join(outDir, paths.headers()), 256))?.startsWith(HEADERS_FIRST_LINE + '\n') === true;
+}
 
 class DirStaging implements Staging {
   // Per file: a slot in a compact table (the path string is the caller's; see FileTable), taken
