@@ -1,6 +1,9 @@
 // The build log: human lines on stderr (stdout is reserved for --json), every line passed through
 // token redaction, so no code path can print the secret by accident.
 
+import { escapeControl } from './safe-text.js';
+import { redactSecret } from './secrets.js';
+
 export interface Logger {
   info(message: string): void;
   warn(message: string): void;
@@ -20,20 +23,18 @@ export interface LoggerOptions {
   secrets: Array<string | undefined>;
 }
 
-/** Replace each secret (and its URL-encoded form) with ***. */
+/** Replace each secret, in every form src/secrets.ts knows (encoded, base64...), with ***. */
 export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
   let out = text;
   for (const secret of secrets) {
-    if (!secret || secret.length < 4) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('***');
+    if (secret && secret.length >= 4) out = redactSecret(out, secret);
   }
   return out;
 }
 
-/** Make portal-supplied text safe for a terminal: control characters become visible escapes. */
-export function escapeControl(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** A line as it may reach the terminal or a CI log. */
+function safeLine(text: string, secrets: Array<string | undefined>): string {
+  return escapeControl(redactSecrets(text, secrets));
 }
 
 /** A logger writing to a stream (stderr in the CLI). */
@@ -49,7 +50,7 @@ export function createLogger(options: LoggerOptions): Logger {
       options.stream.write('\r\x1b[K');
       progressShown = false;
     }
-    options.stream.write(escapeControl(redactSecrets(line, options.secrets)) + '\n');
+    options.stream.write(safeLine(line, options.secrets) + '\n');
   };
   return {
     warnings,
@@ -70,7 +71,7 @@ export function createLogger(options: LoggerOptions): Logger {
       if (now - lastProgress < progressEveryMs) return;
       lastProgress = now;
       if (tty) {
-        options.stream.write('\r\x1b[K' + escapeControl(redactSecrets(m, options.secrets)));
+        options.stream.write('\r\x1b[K' + safeLine(m, options.secrets));
         progressShown = true;
       } else {
         write(m);

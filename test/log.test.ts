@@ -35,6 +35,14 @@ describe('logger', () => {
     expect(s.text).not.toContain('\u001b');
   });
 
+  it('redacts the token base64-encoded and percent-encoded in lower case', () => {
+    const s = sink();
+    const log = createLogger({ stream: s, quiet: false, secrets: ['s3cret/token+x'] });
+    log.info(`Basic ${Buffer.from('u:s3cret/token+x').toString('base64')} and s3cret%2ftoken%2bx`);
+    expect(s.text).not.toContain('cret');
+    expect(s.text).not.toContain(Buffer.from('s3cret/token+x').toString('base64').slice(4, 16));
+  });
+
   it('prints no progress or info when quiet, but still warnings and errors', () => {
     const s = sink();
     const log = createLogger({ stream: s, quiet: true, secrets: [] });

@@ -1,25 +1,23 @@
 // The token must never reach a log, an error message or a file. Everything the client says about a
 // request goes through here, including bodies: a portal may echo the token back in an error page.
 
-const MASK = '***';
+import { escapeControl } from '../safe-text.js';
+import { maskCutTail, redactSecret } from '../secrets.js';
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Replaces the token (raw, URL-encoded, and form-encoded) in text with '***'. */
+/** Replaces the token, in every form src/secrets.ts knows (encoded, base64...), with '***'. */
 export function redact(text: string, token: string | undefined): string {
-  if (!token) return text;
-  const forms = new Set([token, encodeURIComponent(token), new URLSearchParams({ t: token }).toString().slice(2)]);
-  // Longest first, so a form that contains another is replaced whole.
-  const pattern = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
-  return text.replace(new RegExp(pattern, 'g'), MASK);
+  return token ? redactSecret(text, token) : text;
 }
 
 /** The first bytes of a body for a message: decoded leniently, token-free, quoted and escaped. */
 export function bodySnippet(body: Buffer, token: string | undefined, maxBytes = 200): string {
-  const head = body.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD+$/, '');
-  const more = body.length > maxBytes ? '…' : '';
-  // JSON.stringify escapes quotes, newlines and control characters, so the snippet stays one log line.
-  return JSON.stringify(redact(head, token)) + more;
+  // Redact the whole body before cutting, so the cut never falls inside the token; an error body is
+  // itself only the first KB (exchange.ts), so a token it ends inside of is masked too.
+  const whole = body.toString('utf8').replace(/\uFFFD+$/, '');
+  const safe = Buffer.from(token ? maskCutTail(redact(whole, token), token) : whole, 'utf8');
+  const head = safe.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD+$/, '');
+  const more = safe.length > maxBytes ? '…' : '';
+  // JSON.stringify escapes quotes, newlines and C0 controls, so the snippet stays one log line;
+  // escapeControl adds the C1 controls (a raw CSI) and line separators it leaves.
+  return escapeControl(JSON.stringify(head)) + more;
 }

@@ -50,7 +50,43 @@ describe('redact', () => {
   it('snippets are escaped, cut and token-free', () => {
     const body = Buffer.from(`line1\n"quoted" TOKEN ${'z'.repeat(300)}`);
     const snippet = bodySnippet(body, 'TOKEN', 20);
-    expect(snippet).toBe('"line1\\n\\"quoted\\" ***"…');
+    // The token is masked before the cut: the cut counts the mask, not the token's bytes.
+    expect(snippet).toBe('"line1\\n\\"quoted\\" *** z"…');
+  });
+});
+
+describe('regression: the token by value (issue 17, item 3)', () => {
+  const token = 'SeCrEt-T0k/en+x=';
+  const pct = encodeURIComponent(token);
+  const forms: Record<string, string> = {
+    raw: token,
+    'percent-encoded, upper case': pct,
+    'percent-encoded, lower case': pct.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+    'percent-encoded in part': token.replace('/', '%2f'),
+    'JSON-escaped slash': token.replace('/', '\\/'),
+    base64: Buffer.from(token).toString('base64'),
+    base64url: Buffer.from(token).toString('base64url'),
+    'base64 inside Basic credentials': Buffer.from(`user:${token}`).toString('base64'),
+    'base64url at another alignment': Buffer.from(`ab${token}cd`).toString('base64url'),
+  };
+
+  it.each(Object.entries(forms))('redact masks the token %s', (_name, form) => {
+    const out = redact(`before ${form} after`, token);
+    expect(out).toContain('***');
+    expect(out).not.toContain(form);
+    expect(out).not.toContain('T0k');
+  });
+
+  it('a token straddling the snippet cut is masked whole, not logged half-cut', () => {
+    const body = Buffer.from(`${'x'.repeat(195)}${token} and more`);
+    const snippet = bodySnippet(body, token);
+    expect(snippet).not.toContain('SeCrE');
+    expect(snippet).toContain('***');
+  });
+
+  it('a body cut inside the token (the first KB of an error page) has the partial token masked', () => {
+    const snippet = bodySnippet(Buffer.from(`error ${token.slice(0, 10)}`), token);
+    expect(snippet).toBe('"error ***"');
   });
 });
 
