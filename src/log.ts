@@ -1,7 +1,8 @@
 // The build log: human lines on stderr (stdout is reserved for --json), every line passed through
-// token redaction, so no code path can print the secret by accident.
+// token redaction and control-character escaping, so no code path can print the secret, drive the
+// terminal or issue a CI workflow command by accident.
 
-import { escapeControl } from './safe-text.js';
+import { defuseCommands, escapeControl } from './safe-text.js';
 import { redactSecret } from './secrets.js';
 
 export interface Logger {
@@ -34,7 +35,7 @@ export function redactSecrets(text: string, secrets: Array<string | undefined>):
 
 /** A line as it may reach the terminal or a CI log. */
 function safeLine(text: string, secrets: Array<string | undefined>): string {
-  return escapeControl(redactSecrets(text, secrets));
+  return defuseCommands(escapeControl(redactSecrets(text, secrets)));
 }
 
 /** A logger writing to a stream (stderr in the CLI). */

@@ -35,6 +35,20 @@ describe('logger', () => {
     expect(s.text).not.toContain('\u001b');
   });
 
+  it('regression: portal bytes in logs (issue 17, item 4): CI workflow commands and ANSI escapes are defused on every line', () => {
+    const s = sink();
+    const log = createLogger({ stream: s, quiet: false, secrets: [] });
+    log.error('body "\n::error::PWNED\n" and \u001b[31mred\u009b31m');
+    log.info('  ##[error]forged\n##vso[task.setvariable variable=x]1');
+    log.warn('::warning::x');
+    for (const line of s.text.split('\n')) {
+      expect(line).not.toMatch(/^\s*(::|##\[)/);
+      expect(line).not.toMatch(/##vso\[/);
+    }
+    expect(s.text).not.toMatch(/[\u001b\u009b]/);
+    expect(s.text).toContain('\\u003a:error::PWNED');
+  });
+
   it('redacts the token base64-encoded and percent-encoded in lower case', () => {
     const s = sink();
     const log = createLogger({ stream: s, quiet: false, secrets: ['s3cret/token+x'] });

@@ -6,6 +6,7 @@
 import { CalfeedError } from '../errors.js';
 import type { PortalClient } from '../http/client.js';
 import { LimitError, ResponseError, requestLabel } from '../http/errors.js';
+import { escapePortal } from '../safe-text.js';
 import { findList, replaceList, type FieldsConfig, type ListKind } from '../normalize/index.js';
 import { sha256, type CrawlCache, type DocEntry, type PageEntry } from './cache.js';
 import { asSinglePage, firstPageUrl, nextPageUrl, type PagingConfig } from './paging.js';
@@ -151,7 +152,8 @@ function listIn(json: unknown, ctx: ListContext, req: ListRequest, url: string):
     return findList(json, req.kind, explicitPath(ctx, req.kind));
   } catch (error) {
     if (!(error instanceof CalfeedError)) throw error;
-    throw new CalfeedError(error.code, `${requestLabel(url)}: ${error.message}`, { cause: error });
+    // The message describes the body (its keys): portal text, so escaped.
+    throw new CalfeedError(error.code, `${requestLabel(url)}: ${escapePortal(error.message)}`, { cause: error });
   }
 }
 

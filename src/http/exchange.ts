@@ -5,6 +5,7 @@
 import { request, type Dispatcher } from 'undici';
 import { CalfeedError } from '../errors.js';
 import { LimitError, NetworkError, requestLabel } from './errors.js';
+import { escapePortal } from '../safe-text.js';
 import { redact } from './redact.js';
 
 export interface ExchangeOptions {
@@ -150,6 +151,6 @@ function networkError(error: unknown, opts: ExchangeOptions): Error {
     case 'UND_ERR_BODY_TIMEOUT':
       return new NetworkError(url, 'body-timeout', '', { timeoutMs: opts.bodyTimeoutMs, cause: error });
   }
-  const text = CONNECTION_TEXT[code] ?? `request failed (${redact((error as Error).message ?? String(error), opts.token)})`;
+  const text = CONNECTION_TEXT[code] ?? `request failed (${escapePortal(redact((error as Error).message ?? String(error), opts.token))})`;
   return new NetworkError(url, 'connection', text, { cause: error });
 }

@@ -3,6 +3,7 @@
 
 import { ResponseError, requestLabel, statusLine } from './errors.js';
 import type { FetchResult } from './client.js';
+import { escapePortal } from '../safe-text.js';
 import { jsonTextProblem } from './json-text.js';
 import { bodySnippet, redact } from './redact.js';
 
@@ -27,7 +28,8 @@ export function parseJson(result: FetchResult, token: string | undefined): unkno
     return JSON.parse(text);
   } catch (error) {
     const looksHtml = /^\s*</.test(text);
-    const detail = redact((error as Error).message, token);
+    // V8 quotes the body in its message, raw: newlines, ANSI escapes and all.
+    const detail = escapePortal(redact((error as Error).message, token));
     throw fail(looksHtml ? 'expected JSON but got an HTML page' : `the body is not valid JSON (${detail})`, error);
   }
 }

@@ -76,6 +76,7 @@ beforeAll(async () => {
     '/html-200': (_req, res) =>
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!DOCTYPE html>\n<html><body>Maintenance</body></html>'),
     '/bad-json': (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"events": [1, 2,'),
+    '/pwned-json': (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('\n::error::PWNED\n\u001b[31mred\u009b2J'),
     '/huge': (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.alloc(2 * 1024 * 1024, 0x20)),
     '/huge-chunked': async (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -286,6 +287,15 @@ describe('timeouts, limits and bad bodies', () => {
     expect((error as CalfeedError).code).toBe('RESPONSE');
     expect(error.message).toContain('is not valid JSON');
     expect(error.message).toContain('{\\"events\\": [1, 2,');
+  });
+
+  it('regression: portal bytes in logs (issue 17, item 4): the JSON parser\'s message is escaped, CI commands defused', async () => {
+    const h = harness();
+    const error = await failure(h.client.getJson('pwned-json'));
+    expect((error as CalfeedError).code).toBe('RESPONSE');
+    expect(error.message).not.toMatch(/[\n\r\u001b\u009b]/);
+    expect(error.message).toContain('is not valid JSON');
+    expect(error.message).toContain('\\n::error::PWNED\\n');
   });
 
   it('stops at once when the signal aborts', async () => {
