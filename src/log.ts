@@ -33,8 +33,8 @@ export function redactSecrets(text: string, secrets: Array<string | undefined>):
   return out;
 }
 
-/** A line as it may reach the terminal or a CI log. */
-function safeLine(text: string, secrets: Array<string | undefined>): string {
+/** Text as it may reach the terminal or a CI log: token-free, control characters escaped, CI commands defused. */
+export function printable(text: string, secrets: Array<string | undefined>): string {
   return defuseCommands(escapeControl(redactSecrets(text, secrets)));
 }
 
@@ -51,7 +51,7 @@ export function createLogger(options: LoggerOptions): Logger {
       options.stream.write('\r\x1b[K');
       progressShown = false;
     }
-    options.stream.write(safeLine(line, options.secrets) + '\n');
+    options.stream.write(printable(line, options.secrets) + '\n');
   };
   return {
     warnings,
@@ -72,7 +72,7 @@ export function createLogger(options: LoggerOptions): Logger {
       if (now - lastProgress < progressEveryMs) return;
       lastProgress = now;
       if (tty) {
-        options.stream.write('\r\x1b[K' + safeLine(m, options.secrets));
+        options.stream.write('\r\x1b[K' + printable(m, options.secrets));
         progressShown = true;
       } else {
         write(m);

@@ -69,6 +69,8 @@ async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc
   ctx.probe?.confirmed.delete(req.mirrorPath);
   if (!previous || (!confirmed && !previous.pages.every((p) => p.etag || p.lastModified))) return {};
   if (previous.pages[0]?.url !== ctx.client.keyFor(listUrl(ctx, req))) return {};
+  // A page whose link held the token was stored masked: it cannot be asked for again as it was.
+  if (!previous.pages.every((p) => ctx.client.replayable(p.url))) return {};
   const published = await ctx.published(req.mirrorPath);
   if (!published || sha256(published) !== previous.sha256) return {};
   let json: unknown;

@@ -57,6 +57,12 @@ function interrupted(error: unknown, signal: AbortSignal | undefined): boolean {
 
 async function probeOne(client: PortalClient, list: ListRecord, result: ProbeResult, signal: AbortSignal | undefined): Promise<void> {
   const { mirrorPath, entry } = list;
+  const masked = entry.pages.find((p) => !client.replayable(p.url));
+  if (masked) {
+    // Its link held the token and was stored masked: only the crawl, from page 1, can ask again.
+    result.changed ??= { mirrorPath, why: `${masked.url} held the token and cannot be checked as it was` };
+    return;
+  }
   for (const [i, page] of entry.pages.entries()) {
     let response: FetchResult & { json: unknown };
     try {

@@ -1,7 +1,8 @@
 // The portal client: keep-alive connections (one undici Agent, `connections` = concurrency), a gate
 // that bounds requests in flight, an optional requests-per-second pacer, retries with backoff that
 // honor Retry-After, redirects that never carry the token to another origin, and conditional GETs.
-// Every URL it reports is token-free: in query-parameter mode the token is added only on the wire.
+// Every URL it reports is token-free: in query-parameter mode the token is added only on the wire,
+// and a token the portal echoes in a link or a Location is masked (token-urls.ts).
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from 'undici';
@@ -12,6 +13,7 @@ import { parseJson } from './json.js';
 import { Gate, Pacer } from './rate-limit.js';
 import { bodySnippet } from './redact.js';
 import { backoffMs, isRetryableStatus, parseRetryAfter, RETRY_STATUS } from './retry.js';
+import { TokenUrls } from './token-urls.js';
 
 export interface AuthConfig {
   mode: 'header' | 'query' | 'none';
@@ -83,6 +85,7 @@ export class PortalClient {
   private readonly gate: Gate;
   private readonly pacer: Pacer | undefined;
   private readonly random: () => number;
+  private readonly tokenUrls: TokenUrls;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   // One combined signal per call signal, not one per request: every AbortSignal.any() leaves a
   // WeakRef in its sources that is never removed, which grew by one per request (100,000 at scale).
@@ -100,6 +103,7 @@ export class PortalClient {
     });
     this.gate = new Gate(this.concurrency);
     this.random = opts.random ?? Math.random;
+    this.tokenUrls = new TokenUrls(opts.token);
     // The default sleep ends with the signal, so an aborted crawl leaves no timer keeping Node alive.
     this.sleep = opts.sleep ? (ms) => opts.sleep!(ms) : (ms, signal) => delay(ms, undefined, { signal }).then(() => undefined);
     this.pacer = opts.rateLimit ? new Pacer(opts.rateLimit, Date.now, this.sleep) : undefined;
@@ -123,6 +127,11 @@ export class PortalClient {
   keyFor(pathOrUrl: string): string {
     const href = this.resolve(pathOrUrl).href;
     return href.startsWith(this.base.href) && href.length > this.base.href.length ? href.slice(this.base.href.length) : href;
+  }
+
+  /** Whether a cache key can be requested again as it was (see TokenUrls.replayable). */
+  replayable(pathOrUrl: string): boolean {
+    return this.tokenUrls.replayable(this.resolve(pathOrUrl));
   }
 
   /** GET a path relative to baseUrl (e.g. 'event-calendar/7/events') or an absolute URL on the same origin (paging links). */
@@ -172,7 +181,8 @@ export class PortalClient {
     // A paging link may echo our token back; drop it so cache keys and messages stay token-free.
     const { mode, queryParam } = this.opts.auth;
     if (mode === 'query' && url.searchParams.has(queryParam)) url.searchParams.delete(queryParam);
-    return url;
+    // Under any other name, or in the path, it is masked where it is.
+    return this.tokenUrls.mask(url);
   }
 
   /** One logical attempt: a request plus up to five redirects. */
@@ -235,11 +245,12 @@ export class PortalClient {
     const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, accept: 'application/json' };
     if (validators?.etag) headers['if-none-match'] = validators.etag;
     if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
-    let wire = url;
+    // The portal's own origin gets a link back as the portal gave it; any other gets it masked.
+    let wire = withAuth ? this.tokenUrls.wireFor(url) : url;
     if (withAuth && token && auth.mode === 'header') {
       headers[auth.header.toLowerCase()] = auth.scheme ? `${auth.scheme} ${token}` : token;
     } else if (withAuth && token && auth.mode === 'query') {
-      wire = new URL(url.href);
+      wire = new URL(wire.href);
       wire.searchParams.set(auth.queryParam, token);
     }
     const release = await this.gate.acquire(signal);

@@ -7,7 +7,7 @@ import { httpOptions, withPortalSource, type PortalSource } from '../build/sourc
 import { apiPaths } from '../crawl/api-paths.js';
 import { nextPageUrl } from '../crawl/paging.js';
 import { PortalClient } from '../http/index.js';
-import type { Logger } from '../log.js';
+import { printable, type Logger } from '../log.js';
 import { explain, findList, normalizeCalendars, rawId, unwrapRecord, type Explanation, type NormalizeOptions } from '../normalize/index.js';
 import { VERSION } from '../version.js';
 import { formatInspection } from './format.js';
@@ -66,7 +66,8 @@ async function inspect(args: { loaded: LoadedConfig; log: Logger; out: NodeJS.Wr
       }
     }
     inspection.fields = mergeFieldBlocks(inspection);
-    args.out.write(config.json ? JSON.stringify(inspection, null, 2) + '\n' : formatInspection(inspection));
+    // Samples and field names are the portal's: the token it may echo and its control bytes stay out of stdout too.
+    args.out.write(printable(config.json ? JSON.stringify(inspection, null, 2) + '\n' : formatInspection(inspection), [source.token]));
     return inspection;
   } finally {
     await client.close().catch(() => undefined);

@@ -88,6 +88,9 @@ beforeAll(async () => {
     },
     '/redirect-same': (_req, res) => res.writeHead(302, { location: '/ok' }).end(),
     '/redirect-foreign': (_req, res) => res.writeHead(307, { location: `${foreign.url}/landing` }).end(),
+    '/tokened-redirect': (_req, res) =>
+      res.writeHead(302, { location: `/t/${encodeURIComponent(TOKEN)}?sig=${Buffer.from(TOKEN).toString('base64url')}` }).end(),
+    [`/t/${encodeURIComponent(TOKEN)}`]: (_req, res) => json(res, { tokenedPath: true }),
     '/redirect-loop': (_req, res) => res.writeHead(302, { location: '/redirect-loop' }).end(),
     '/etag': (req, res) => {
       if (req.headers['if-none-match'] === '"v1"') return void res.writeHead(304, { etag: '"v1"' }).end();
@@ -392,6 +395,26 @@ describe('the token never leaks', () => {
     expect(errors[0]!.message).toContain('nothing at /404-echo?access_token=***');
     // A paging link that echoes the token is normalized away from cache keys.
     expect(h.client.urlFor(`${server.url}/ok?page=2&access_token=${encodeURIComponent(TOKEN)}`)).toBe(`${server.url}/ok?page=2`);
+  });
+
+  it('regression: the token by value (issue 17, item 3): a link or Location echoing it under another name or in the path is masked in every URL, and sent back to the portal as it was', async () => {
+    const h = harness();
+    const link = `${server.url}/ok?page=2&sig=${encodeURIComponent(TOKEN)}`;
+    expect(h.client.urlFor(link)).toBe(`${server.url}/ok?page=2&sig=***`);
+    const key = h.client.keyFor(link);
+    expect(key).toBe('ok?page=2&sig=***');
+    expect((await h.client.get(key)).url).toBe(`${server.url}/ok?page=2&sig=***`);
+    expect(server.hits('/ok').at(-1)!.url).toBe(`/ok?page=2&sig=${encodeURIComponent(TOKEN)}`);
+    const moved = await h.client.getJson('tokened-redirect');
+    expect(moved.json).toEqual({ tokenedPath: true });
+    // base64url keeps the characters at its edges, which carry a few bits of what surrounds the token.
+    expect(moved.url).toMatch(new RegExp(`^${server.url}/t/\\*\\*\\*\\?sig=\\*\\*\\*.?$`));
+    const error = await failure(h.client.get(`404-echo?sig=${encodeURIComponent(TOKEN).toLowerCase()}`));
+    expect(JSON.stringify({ m: error.message, ...(error as unknown as Record<string, unknown>) })).not.toMatch(/s3cr3t/i);
+    // A masked key read back from the cache by the next run has no original to send.
+    expect(h.client.replayable(key)).toBe(true);
+    expect(harness().client.replayable(key)).toBe(false);
+    expect(harness().client.replayable('ok?page=2')).toBe(true);
   });
 
   it('a connection failure names the URL without the token', async () => {
