@@ -47,6 +47,7 @@ export function httpOptions(config: ResolvedConfig, source: PortalSource, extra:
     connectTimeoutMs: config.connectTimeoutMs,
     headersTimeoutMs: config.headersTimeoutMs,
     bodyTimeoutMs: config.bodyTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
     retries: config.retries,
     retryBaseMs: 500,
     retryMaxWaitMs: config.retryMaxWaitMs,

@@ -21,7 +21,7 @@ export interface ConfigLayers {
 /** The HTTP client settings the config sets, declared (and documented) once, in HttpOptions. */
 type HttpSettings = Pick<
   HttpOptions,
-  'auth' | 'concurrency' | 'rateLimit' | 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'retries' | 'retryMaxWaitMs' | 'maxResponseBytes'
+  'auth' | 'concurrency' | 'rateLimit' | 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'requestTimeoutMs' | 'retries' | 'retryMaxWaitMs' | 'maxResponseBytes'
 >;
 
 /** The settings a build runs with. Durations in milliseconds, sizes in bytes. */
@@ -111,6 +111,7 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
     connectTimeoutMs: req('connectTimeout'),
     headersTimeoutMs: req('headersTimeout'),
     bodyTimeoutMs: req('bodyTimeout'),
+    requestTimeoutMs: req('requestTimeout'),
     retries: req('retries'),
     retryMaxWaitMs: req('retryMaxWait'),
     maxResponseBytes: req('maxResponseBytes'),

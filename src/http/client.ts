@@ -36,6 +36,8 @@ export interface HttpOptions {
   connectTimeoutMs: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Deadline for a whole request, connect to last byte: a body dripped slowly never trips bodyTimeoutMs. */
+  requestTimeoutMs: number;
   /** Extra attempts after the first. */
   retries: number;
   retryBaseMs: number;
@@ -264,6 +266,7 @@ export class PortalClient {
         signal,
         headersTimeoutMs: this.opts.headersTimeoutMs,
         bodyTimeoutMs: this.opts.bodyTimeoutMs,
+        requestTimeoutMs: this.opts.requestTimeoutMs,
         connectTimeoutMs: this.opts.connectTimeoutMs,
         maxResponseBytes: this.opts.maxResponseBytes,
         displayUrl: url.href,

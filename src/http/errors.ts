@@ -51,12 +51,13 @@ export class HttpError extends CalfeedError {
   }
 }
 
-export type NetworkFailure = 'connect-timeout' | 'headers-timeout' | 'body-timeout' | 'connection';
+export type NetworkFailure = 'connect-timeout' | 'headers-timeout' | 'body-timeout' | 'request-timeout' | 'connection';
 
 const TIMEOUT_HINT: Record<Exclude<NetworkFailure, 'connection'>, { what: string; flag: string }> = {
   'connect-timeout': { what: 'could not connect within', flag: '--connect-timeout' },
   'headers-timeout': { what: 'no response headers within', flag: '--headers-timeout' },
   'body-timeout': { what: 'the response body stalled for', flag: '--body-timeout' },
+  'request-timeout': { what: 'the whole request took longer than', flag: '--request-timeout' },
 };
 
 /** Connection refused/reset or a timeout (code 'NETWORK'). */

@@ -14,6 +14,7 @@ export interface ExchangeOptions {
   signal: AbortSignal | undefined;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  requestTimeoutMs: number;
   connectTimeoutMs: number;
   maxResponseBytes: number;
   /** Token-free URL for messages. */
@@ -34,18 +35,54 @@ const ERROR_BODY_BYTES = 1024;
 
 /** Sends one GET and reads its body; throws NetworkError, LimitError or CalfeedError('INTERRUPTED'). */
 export async function exchange(url: URL, opts: ExchangeOptions): Promise<Exchange> {
+  const deadline = new Deadline(opts.signal, opts.requestTimeoutMs);
+  try {
+    return await exchangeUntil(url, opts, deadline);
+  } finally {
+    deadline.clear();
+  }
+}
+
+/**
+ * The caller's signal, plus an abort at the request's deadline: undici's own timeouts only bound
+ * each wait, so a body sent a byte a second would otherwise never end.
+ */
+class Deadline {
+  readonly signal: AbortSignal;
+  expired = false;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort = (): void => this.controller.abort(this.parent?.reason);
+
+  constructor(private readonly parent: AbortSignal | undefined, ms: number) {
+    this.signal = this.controller.signal;
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.controller.abort();
+    }, ms);
+    if (parent?.aborted) this.onAbort();
+    else parent?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.parent?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+async function exchangeUntil(url: URL, opts: ExchangeOptions, deadline: Deadline): Promise<Exchange> {
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
       method: 'GET',
       dispatcher: opts.dispatcher,
       headers: opts.headers,
-      signal: opts.signal,
+      signal: deadline.signal,
       headersTimeout: opts.headersTimeoutMs,
       bodyTimeout: opts.bodyTimeoutMs,
     });
   } catch (error) {
-    throw networkError(error, opts);
+    throw networkError(error, opts, deadline);
   }
   const headers = flattenHeaders(response.headers);
   const status = response.statusCode;
@@ -63,7 +100,7 @@ export async function exchange(url: URL, opts: ExchangeOptions): Promise<Exchang
     // the process (an oversize Content-Length is refused before any of the body is read).
     response.body.on('error', () => undefined);
     response.body.destroy();
-    throw networkError(error, opts);
+    throw networkError(error, opts, deadline);
   }
 }
 
@@ -134,15 +171,16 @@ const CONNECTION_TEXT: Record<string, string> = {
 };
 
 /** Maps whatever undici threw to one of our errors; passes our own errors through. */
-function networkError(error: unknown, opts: ExchangeOptions): Error {
+function networkError(error: unknown, opts: ExchangeOptions, deadline: Deadline): Error {
   if (error instanceof CalfeedError) return error;
   if (opts.signal?.aborted) {
     return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.', {
       cause: error,
     });
   }
-  const code = (error as { code?: string }).code ?? '';
   const url = opts.displayUrl;
+  if (deadline.expired) return new NetworkError(url, 'request-timeout', '', { timeoutMs: opts.requestTimeoutMs, cause: error });
+  const code = (error as { code?: string }).code ?? '';
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
       return new NetworkError(url, 'connect-timeout', '', { timeoutMs: opts.connectTimeoutMs, cause: error });

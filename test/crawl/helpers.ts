@@ -79,6 +79,7 @@ export function clientFor(url: string, overrides: Partial<HttpOptions> = {}): Po
     connectTimeoutMs: 5000,
     headersTimeoutMs: 5000,
     bodyTimeoutMs: 5000,
+    requestTimeoutMs: 30_000,
     retries: 1,
     retryBaseMs: 10,
     retryMaxWaitMs: 1000,

@@ -29,6 +29,7 @@ function harness(overrides: Partial<HttpOptions> = {}): Harness {
     connectTimeoutMs: 5000,
     headersTimeoutMs: 5000,
     bodyTimeoutMs: 5000,
+    requestTimeoutMs: 30_000,
     retries: 2,
     retryBaseMs: 100,
     retryMaxWaitMs: 10_000,
@@ -72,6 +73,14 @@ beforeAll(async () => {
     '/slow-body': (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"partial":'); // and then nothing
+    },
+    '/drip': async (_req, res) => {
+      // A byte every 100 ms, for as long as the client listens: each pause is far under the body timeout.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      while (!res.destroyed) {
+        res.write(' ');
+        await wait(100);
+      }
     },
     '/html-200': (_req, res) =>
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!DOCTYPE html>\n<html><body>Maintenance</body></html>'),
@@ -257,6 +266,17 @@ describe('timeouts, limits and bad bodies', () => {
     expect(error.message).toContain('--body-timeout');
     expect(h.retries.map((r) => r.reason)).toEqual(['body timeout']);
   });
+
+  it('regression: no request had a total deadline (issue 17, item 5): a drip-fed body ends at --request-timeout, named, and is retried', async () => {
+    const h = harness({ bodyTimeoutMs: 5000, requestTimeoutMs: 600, retries: 1 });
+    const error = await failure(h.client.get('drip'));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).failure).toBe('request-timeout');
+    expect(error.message).toContain(`[GET] "${server.url}/drip": the whole request took longer than 0.6 s (request timeout)`);
+    expect(error.message).toContain('raise it with --request-timeout (seconds)');
+    expect(error.message).toContain('Gave up after 2 attempts');
+    expect(h.retries.map((r) => r.reason)).toEqual(['request timeout']);
+  }, 10_000);
 
   it('refuses a body larger than the cap (declared length)', async () => {
     const h = harness();
