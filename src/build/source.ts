@@ -52,6 +52,7 @@ export function httpOptions(config: ResolvedConfig, source: PortalSource, extra:
     retryBaseMs: 500,
     retryMaxWaitMs: config.retryMaxWaitMs,
     maxResponseBytes: config.maxResponseBytes,
+    allowRedirectHosts: config.allowRedirectHosts,
     userAgent: `calfeed/${VERSION}`,
     ...extra,
   };

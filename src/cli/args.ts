@@ -36,12 +36,13 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
 
   const specs = optionsFor(command);
   const options: ParseArgsConfig['options'] = {};
-  for (const spec of specs) options[spec.flag] = { type: spec.type === 'boolean' ? 'boolean' : 'string' };
-  let values: Record<string, string | boolean | undefined>;
+  // A list option may be repeated: parseArgs gives an array, parsed like a comma-separated list.
+  for (const spec of specs) options[spec.flag] = { type: spec.type === 'boolean' ? 'boolean' : 'string', multiple: spec.type === 'hosts' };
+  let values: Record<string, string | string[] | boolean | undefined>;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: true }) as {
-      values: Record<string, string | boolean | undefined>;
+      values: Record<string, string | string[] | boolean | undefined>;
       positionals: string[];
     });
   } catch (error) {

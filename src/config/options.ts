@@ -2,7 +2,7 @@
 // reader, `--help` and the README table alike, so the four can never disagree.
 
 export type Command = 'build' | 'inspect' | 'serve' | 'demo-server' | 'verify';
-export type OptionType = 'string' | 'int' | 'number' | 'boolean' | 'seconds' | 'duration' | 'bytes' | 'ratio';
+export type OptionType = 'string' | 'int' | 'number' | 'boolean' | 'seconds' | 'duration' | 'bytes' | 'ratio' | 'hosts';
 
 export interface OptionSpec {
   /** Key in calfeed.config.json and in the resolved config. */
@@ -46,6 +46,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'headersTimeout', flag: 'headers-timeout', env: 'CALFEED_HEADERS_TIMEOUT', type: 'seconds', default: 60, arg: 'SECONDS', commands: BI, help: 'Time to wait for response headers (a slow portal needs more).' },
   { key: 'bodyTimeout', flag: 'body-timeout', env: 'CALFEED_BODY_TIMEOUT', type: 'seconds', default: 60, arg: 'SECONDS', commands: BI, help: 'Longest pause while a response body arrives.' },
   { key: 'requestTimeout', flag: 'request-timeout', env: 'CALFEED_REQUEST_TIMEOUT', type: 'seconds', default: 120, arg: 'SECONDS', commands: BI, help: 'Longest a whole request may take, from connecting to the last byte (a body sent slowly but steadily never trips --body-timeout).' },
+  { key: 'allowRedirectHosts', flag: 'allow-redirect-host', env: 'CALFEED_ALLOW_REDIRECT_HOSTS', type: 'hosts', arg: 'HOST', commands: BI, help: 'Also follow redirects and links to this host (name, or name:port), never with the token. Repeat the flag, or give a comma-separated list (a JSON array in the config file). Other origins than --base-url are refused.' },
   { key: 'retries', flag: 'retries', env: 'CALFEED_RETRIES', type: 'int', default: 4, min: 0, max: 20, arg: 'N', commands: BI, help: 'Retries on network errors, timeouts and 408/425/429/5xx, with exponential backoff and jitter.' },
   { key: 'retryMaxWait', flag: 'retry-max-wait', env: 'CALFEED_RETRY_MAX_WAIT', type: 'seconds', default: 60, arg: 'SECONDS', commands: BI, help: 'Longest single wait between retries, Retry-After included.' },
   { key: 'maxResponseBytes', flag: 'max-response-bytes', env: 'CALFEED_MAX_RESPONSE_BYTES', type: 'bytes', default: '20MB', arg: 'SIZE', commands: BI, help: 'Largest response body accepted (e.g. 20MB, 512KB).' },

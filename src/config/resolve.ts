@@ -10,7 +10,7 @@ import type { HttpOptions } from '../http/index.js';
 import { checkFile } from './file-check.js';
 import { OPTIONS, type Command, type OptionSpec } from './options.js';
 
-export type RawValue = string | number | boolean;
+export type RawValue = string | number | boolean | string[];
 export interface ConfigLayers {
   flags: Record<string, RawValue | undefined>;
   env: Record<string, string | undefined>;
@@ -21,7 +21,7 @@ export interface ConfigLayers {
 /** The HTTP client settings the config sets, declared (and documented) once, in HttpOptions. */
 type HttpSettings = Pick<
   HttpOptions,
-  'auth' | 'concurrency' | 'rateLimit' | 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'requestTimeoutMs' | 'retries' | 'retryMaxWaitMs' | 'maxResponseBytes'
+  'auth' | 'concurrency' | 'rateLimit' | 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'requestTimeoutMs' | 'retries' | 'retryMaxWaitMs' | 'maxResponseBytes' | 'allowRedirectHosts'
 >;
 
 /** The settings a build runs with. Durations in milliseconds, sizes in bytes. */
@@ -115,6 +115,7 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
     retries: req('retries'),
     retryMaxWaitMs: req('retryMaxWait'),
     maxResponseBytes: req('maxResponseBytes'),
+    allowRedirectHosts: (get.get('allowRedirectHosts') as string[] | undefined) ?? [],
     maxCalendars: req('maxCalendars'),
     maxEvents: req('maxEvents'),
     maxFieldLength: req('maxFieldLength'),
@@ -225,6 +226,13 @@ export function parseValue(spec: OptionSpec, raw: RawValue, source: string): Raw
       if (!m) return fail('a size like 20MB or 512KB');
       const bytes = Math.round(Number(m[1]) * UNITS_BYTES[(m[2] || 'b').toLowerCase()]!);
       return bytes >= 1024 ? bytes : fail('a size of at least 1KB');
+    }
+    case 'hosts': {
+      // From a repeated flag, a comma-separated string, or a JSON array in the config file.
+      const items = (Array.isArray(raw) ? raw : text.split(',')).map((h) => (typeof h === 'string' ? h.trim().toLowerCase() : h)).filter((h) => h !== '');
+      const host = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+      for (const h of items) if (typeof h !== 'string' || !host.test(h)) fail('host names like files.example.edu or files.example.edu:8443 (no scheme, no path)');
+      return items as string[];
     }
     case 'ratio': {
       const m = /^(\d+(?:\.\d+)?)(%)?$/.exec(text);

@@ -1,18 +1,19 @@
 // The portal client: keep-alive connections (one undici Agent, `connections` = concurrency), a gate
 // that bounds requests in flight, an optional requests-per-second pacer, retries with backoff that
-// honor Retry-After, redirects that never carry the token to another origin, and conditional GETs.
+// honor Retry-After, redirects kept to the portal's origin (origins.ts), and conditional GETs.
 // Every URL it reports is token-free: in query-parameter mode the token is added only on the wire,
 // and a token the portal echoes in a link or a Location is masked (token-urls.ts).
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from 'undici';
-import { CalfeedError, ConfigError } from '../errors.js';
-import { HttpError, NetworkError, formatSeconds, requestLabel, statusLine } from './errors.js';
+import { CalfeedError } from '../errors.js';
+import { HttpError, requestLabel, statusLine } from './errors.js';
 import { exchange, type Exchange } from './exchange.js';
 import { parseJson } from './json.js';
 import { Gate, Pacer } from './rate-limit.js';
 import { bodySnippet } from './redact.js';
-import { backoffMs, isRetryableStatus, parseRetryAfter, RETRY_STATUS } from './retry.js';
+import { parseRetryAfter, retryWait } from './retry.js';
+import { OriginPolicy, portalBase } from './origins.js';
 import { TokenUrls } from './token-urls.js';
 
 export interface AuthConfig {
@@ -44,6 +45,8 @@ export interface HttpOptions {
   /** Cap on any single wait, Retry-After included; a longer Retry-After fails with a clear message. */
   retryMaxWaitMs: number;
   maxResponseBytes: number;
+  /** Hosts ("name" or "name:port") that redirects and links may lead to besides the portal's origin. */
+  allowRedirectHosts?: string[];
   userAgent: string;
   signal?: AbortSignal;
   random?: () => number;
@@ -88,6 +91,7 @@ export class PortalClient {
   private readonly pacer: Pacer | undefined;
   private readonly random: () => number;
   private readonly tokenUrls: TokenUrls;
+  private readonly origins: OriginPolicy;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   // One combined signal per call signal, not one per request: every AbortSignal.any() leaves a
   // WeakRef in its sources that is never removed, which grew by one per request (100,000 at scale).
@@ -95,7 +99,7 @@ export class PortalClient {
 
   constructor(opts: HttpOptions) {
     this.opts = opts;
-    this.base = parseBase(opts.baseUrl);
+    this.base = portalBase(opts.baseUrl);
     this.concurrency = Math.max(1, Math.floor(opts.concurrency));
     this.agent = new Agent({
       connections: this.concurrency,
@@ -106,6 +110,7 @@ export class PortalClient {
     this.gate = new Gate(this.concurrency);
     this.random = opts.random ?? Math.random;
     this.tokenUrls = new TokenUrls(opts.token);
+    this.origins = new OriginPolicy(this.base, opts.allowRedirectHosts);
     // The default sleep ends with the signal, so an aborted crawl leaves no timer keeping Node alive.
     this.sleep = opts.sleep ? (ms) => opts.sleep!(ms) : (ms, signal) => delay(ms, undefined, { signal }).then(() => undefined);
     this.pacer = opts.rateLimit ? new Pacer(opts.rateLimit, Date.now, this.sleep) : undefined;
@@ -144,7 +149,7 @@ export class PortalClient {
       try {
         return await this.follow(url, validators, signal);
       } catch (error) {
-        const wait = this.retryWait(error, attempt);
+        const wait = retryWait(error, attempt, { ...this.opts, random: this.random });
         if (wait === undefined) throw error;
         this.stats.retries++;
         this.opts.onRetry?.({ url: url.href, attempt: attempt + 1, waitMs: wait.ms, reason: wait.reason });
@@ -190,6 +195,7 @@ export class PortalClient {
   /** One logical attempt: a request plus up to five redirects. */
   private async follow(start: URL, validators: Validators | undefined, signal: AbortSignal | undefined): Promise<FetchResult> {
     let url = start;
+    this.origins.check(start, start);
     let withAuth = this.sameOrigin(url, start);
     for (let hop = 0; ; hop++) {
       const res = await this.send(url, withAuth, validators, signal);
@@ -203,6 +209,7 @@ export class PortalClient {
           });
         }
         const next = this.resolve(new URL(location, url).href);
+        this.origins.check(next, url, res.status);
         withAuth = withAuth && this.sameOrigin(next, url);
         url = next;
         continue;
@@ -231,9 +238,9 @@ export class PortalClient {
     }
   }
 
-  /** Whether a URL may receive the token; warns when the token is being withheld. */
+  /** Whether a URL may receive the token; warns when the token is being withheld (from an allowed host). */
   private sameOrigin(url: URL, from: URL): boolean {
-    if (url.origin === this.base.origin) return true;
+    if (this.origins.isPortal(url)) return true;
     if (this.opts.auth.mode !== 'none' && this.opts.token) {
       this.opts.onWarning?.(
         `${requestLabel(from.href)} leads to another origin, ${url.origin}; following it without the token.`,
@@ -277,31 +284,6 @@ export class PortalClient {
     }
   }
 
-  /** How long to wait before the next attempt, or undefined to give up (the error is then final). */
-  private retryWait(error: unknown, attempt: number): { ms: number; reason: string } | undefined {
-    let reason: string;
-    if (error instanceof HttpError && isRetryableStatus(error.status)) {
-      reason = `${error.status} ${RETRY_STATUS.get(error.status)}`;
-    } else if (error instanceof NetworkError) {
-      reason = error.failure === 'connection' ? 'connection failed' : error.failure.replace('-', ' ');
-    } else {
-      return undefined;
-    }
-    if (attempt >= this.opts.retries) {
-      if (this.opts.retries > 0) error.message += ` Gave up after ${attempt + 1} attempts.`;
-      return undefined;
-    }
-    const asked = error instanceof HttpError ? error.retryAfterMs : undefined;
-    if (asked !== undefined && asked > this.opts.retryMaxWaitMs) {
-      error.message +=
-        ` The portal asked to wait ${formatSeconds(asked)} (Retry-After), longer than --retry-max-wait ` +
-        `(${formatSeconds(this.opts.retryMaxWaitMs)}). Try again later, or raise --retry-max-wait.`;
-      return undefined;
-    }
-    const ms = asked ?? backoffMs(attempt, this.opts.retryBaseMs, this.opts.retryMaxWaitMs, this.random);
-    return { ms, reason };
-  }
-
   private async pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) throw interrupted();
     if (!signal) return this.sleep(ms);
@@ -322,21 +304,4 @@ export class PortalClient {
 
 function interrupted(): CalfeedError {
   return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.');
-}
-
-function parseBase(baseUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ConfigError(`--base-url "${baseUrl}" is not a URL. Give the portal's API address, e.g. https://portal.example.edu/api.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`--base-url "${baseUrl}" must start with http:// or https://.`);
-  }
-  // A trailing slash makes relative resolution keep the path prefix (/api + events -> /api/events).
-  if (!url.pathname.endsWith('/')) url.pathname += '/';
-  url.search = '';
-  url.hash = '';
-  return url;
 }

@@ -1,4 +1,6 @@
-// Retry policy, as pure functions: which answers deserve another try, and how long to wait.
+// Retry policy: which answers deserve another try, and how long to wait.
+
+import { formatSeconds, HttpError, NetworkError } from './errors.js';
 
 /** Statuses worth retrying, each with the reason shown in the log. */
 export const RETRY_STATUS: ReadonlyMap<number, string> = new Map([
@@ -39,4 +41,41 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - nowMs);
+}
+
+export interface RetryPolicy {
+  /** Extra attempts after the first. */
+  retries: number;
+  retryBaseMs: number;
+  /** Cap on any single wait, Retry-After included. */
+  retryMaxWaitMs: number;
+  random: () => number;
+}
+
+/**
+ * How long to wait before the next attempt, with the reason for the log; undefined to give up, the
+ * error then being final (its message then says how many attempts were made, or why not waiting).
+ */
+export function retryWait(error: unknown, attempt: number, policy: RetryPolicy): { ms: number; reason: string } | undefined {
+  let reason: string;
+  if (error instanceof HttpError && isRetryableStatus(error.status)) {
+    reason = `${error.status} ${RETRY_STATUS.get(error.status)}`;
+  } else if (error instanceof NetworkError) {
+    reason = error.failure === 'connection' ? 'connection failed' : error.failure.replace('-', ' ');
+  } else {
+    return undefined;
+  }
+  if (attempt >= policy.retries) {
+    if (policy.retries > 0) error.message += ` Gave up after ${attempt + 1} attempts.`;
+    return undefined;
+  }
+  const asked = error instanceof HttpError ? error.retryAfterMs : undefined;
+  if (asked !== undefined && asked > policy.retryMaxWaitMs) {
+    error.message +=
+      ` The portal asked to wait ${formatSeconds(asked)} (Retry-After), longer than --retry-max-wait ` +
+      `(${formatSeconds(policy.retryMaxWaitMs)}). Try again later, or raise --retry-max-wait.`;
+    return undefined;
+  }
+  const ms = asked ?? backoffMs(attempt, policy.retryBaseMs, policy.retryMaxWaitMs, policy.random);
+  return { ms, reason };
 }

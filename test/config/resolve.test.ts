@@ -73,6 +73,23 @@ describe('resolveConfig', () => {
     expect(c.connectTimeoutMs).toBe(2500);
   });
 
+  it('bounds every request by --request-timeout, 120 s by default', () => {
+    expect(resolveConfig('build', none).requestTimeoutMs).toBe(120_000);
+    expect(resolveConfig('build', { flags: { requestTimeout: '5' }, env: {} }).requestTimeoutMs).toBe(5000);
+  });
+
+  it('takes --allow-redirect-host repeated, as a comma list (env) or an array (file); none by default', () => {
+    expect(resolveConfig('build', none).allowRedirectHosts).toEqual([]);
+    expect(resolveConfig('build', { flags: { allowRedirectHosts: ['Files.Example.edu', 'cdn.example.edu:8443'] }, env: {} }).allowRedirectHosts).toEqual([
+      'files.example.edu',
+      'cdn.example.edu:8443',
+    ]);
+    expect(resolveConfig('build', { flags: {}, env: { CALFEED_ALLOW_REDIRECT_HOSTS: 'a.example, [::1]:8080' } }).allowRedirectHosts).toEqual(['a.example', '[::1]:8080']);
+    const file = { path: 'c.json', data: { allowRedirectHosts: ['b.example'] } };
+    expect(resolveConfig('build', { flags: {}, env: {}, file }).allowRedirectHosts).toEqual(['b.example']);
+    expect(() => resolveConfig('build', { flags: { allowRedirectHosts: ['https://x.example/'] }, env: {} })).toThrow(/--allow-redirect-host: expected host names/);
+  });
+
   it('refuses a token in the config file and unknown keys, suggesting the right one', () => {
     const file = (data: object) => ({ flags: {}, env: {}, file: { path: 'calfeed.config.json', data } });
     expect(() => resolveConfig('build', file({ token: 'abc' }))).toThrow(/"token" is not allowed/);

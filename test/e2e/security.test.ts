@@ -67,12 +67,12 @@ async function expectNoLeak(built: Built, token: string): Promise<void> {
 describe('the token', () => {
   it('in query-parameter mode reaches the portal (the build works) but no file, log or summary, and not the other origin', async () => {
     await withPortal({ faults: 'hostile', auth: { mode: 'query', param: 'api_key' } }, async (portal) => {
-      const built = await build(portal, 'query', ['--auth-query-param', 'api_key']);
+      const built = await build(portal, 'query', ['--auth-query-param', 'api_key', '--allow-redirect-host', '127.0.0.1']);
       expect(built.result.code, built.result.stderr).toBe(0);
       // The portal saw the token where it asked for it: the only way the build could pass its auth.
       expect(portal.stats().authFailures).toBe(0);
       expect(portal.stats().lastAuthHeaders).toContain(portal.tokens.university);
-      // The hostile details redirect: followed, without the token in the query.
+      // The hostile details redirect, allowed: followed, without the token in the query.
       expect(portal.stats().foreignRequests).toBeGreaterThan(0);
       expect(portal.stats().foreignAuthSeen).toBe(false);
       await expectNoLeak(built, portal.tokens.university);
@@ -87,14 +87,30 @@ describe('the token', () => {
   it.each([
     ['header', [] as string[], undefined],
     ['query', ['--auth-query-param', 'api_key'], { mode: 'query', param: 'api_key' } as const],
-  ])('is not carried to another origin when the portal redirects the calendar list there (%s mode)', async (mode, flags, auth) => {
+  ])('is not carried to an allowed host when the portal redirects the calendar list there (%s mode)', async (mode, flags, auth) => {
     await withPortal({ faults: 'redirect', ...(auth ? { auth } : {}) }, async (portal) => {
-      const built = await build(portal, `redirect-${mode}`, flags);
+      const built = await build(portal, `redirect-${mode}`, [...flags, '--allow-redirect-host', '127.0.0.1']);
       expect(portal.stats().foreignRequests).toBeGreaterThan(0);
       expect(portal.stats().foreignAuthSeen).toBe(false);
       expect(built.result.stderr).toMatch(/leads to another origin, http:\/\/127\.0\.0\.1:\d+; following it without the token/);
       // The other origin answered without asking for a token; the event lists came from the portal with it.
       expect(built.result.code, built.result.stderr).toBe(0);
+      await expectNoLeak(built, portal.tokens.university);
+    });
+  });
+
+  it('regression: redirects to another origin were followed and published (issue 17, item 7): refused unless allowed, naming both origins and the flag', async () => {
+    await withPortal({ faults: 'redirect' }, async (portal) => {
+      const built = await build(portal, 'redirect-refused', ['--retries', '0']);
+      expect(built.result.code, built.result.stderr).toBe(1);
+      expect(portal.stats().foreignRequests).toBe(0);
+      const message = JSON.parse(built.result.stdout).error.message as string;
+      for (const text of [built.result.stderr, message]) {
+        expect(text).toContain(`a redirect to another origin, http://127.0.0.1:`);
+        expect(text).toContain(`(the portal is ${new URL(portal.url).origin})`);
+        expect(text).toMatch(/--allow-redirect-host 127\.0\.0\.1:\d+/);
+      }
+      expect((await readdir(built.work)).includes('site')).toBe(false);
       await expectNoLeak(built, portal.tokens.university);
     });
   });

@@ -97,6 +97,7 @@ beforeAll(async () => {
     },
     '/redirect-same': (_req, res) => res.writeHead(302, { location: '/ok' }).end(),
     '/redirect-foreign': (_req, res) => res.writeHead(307, { location: `${foreign.url}/landing` }).end(),
+    '/redirect-foreign-tokened': (_req, res) => res.writeHead(302, { location: `${foreign.url}/landing?sig=${encodeURIComponent(TOKEN)}` }).end(),
     '/tokened-redirect': (_req, res) =>
       res.writeHead(302, { location: `/t/${encodeURIComponent(TOKEN)}?sig=${Buffer.from(TOKEN).toString('base64url')}` }).end(),
     [`/t/${encodeURIComponent(TOKEN)}`]: (_req, res) => json(res, { tokenedPath: true }),
@@ -340,8 +341,25 @@ describe('redirects', () => {
     expect(h.warnings).toEqual([]);
   });
 
-  it('follows a cross-origin redirect without the token header, and warns', async () => {
+  it('regression: redirects to another origin were followed (issue 17, item 7): refused, naming both origins and the flag', async () => {
     const h = harness();
+    const before = foreign.requests.length;
+    const error = await failure(h.client.get('redirect-foreign'));
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as CalfeedError).code).toBe('HTTP');
+    const other = new URL(foreign.url);
+    expect(error.message).toContain(`[GET] "${server.url}/redirect-foreign": 307 Temporary Redirect, a redirect to another origin, ${other.origin} (the portal is ${server.url})`);
+    expect(error.message).toContain(`--allow-redirect-host ${other.host}`);
+    expect(foreign.requests.length).toBe(before);
+    expect(h.retries).toEqual([]);
+    // A paging link to another origin is refused the same way.
+    const link = await failure(h.client.get(`${foreign.url}/landing`));
+    expect(link.message).toContain(`the portal links to another origin, ${other.origin}`);
+    expect(foreign.requests.length).toBe(before);
+  });
+
+  it('follows a cross-origin redirect to an allowed host (any port, or name:port) without the token header, and warns', async () => {
+    const h = harness({ allowRedirectHosts: ['127.0.0.1'] });
     const result = await h.client.getJson('redirect-foreign');
     expect(result.json).toEqual({ landed: true });
     const landed = foreign.hits('/landing').at(-1)!;
@@ -351,11 +369,24 @@ describe('redirects', () => {
     expect(h.warnings[0]).toContain('without the token');
   });
 
-  it('follows a cross-origin redirect without the token query parameter', async () => {
-    const h = harness({ auth: { mode: 'query', header: 'Authorization', scheme: 'Bearer', queryParam: 'access_token' } });
+  it('follows a cross-origin redirect to an allowed host without the token query parameter', async () => {
+    const h = harness({
+      auth: { mode: 'query', header: 'Authorization', scheme: 'Bearer', queryParam: 'access_token' },
+      allowRedirectHosts: [new URL(foreign.url).host],
+    });
     await h.client.get('redirect-foreign');
     expect(server.hits('/redirect-foreign').at(-1)!.url).toBe(`/redirect-foreign?access_token=${encodeURIComponent(TOKEN)}`);
     expect(foreign.hits('/landing').at(-1)!.url).toBe('/landing');
+  });
+
+  it('never sends the token to an allowed host, even when the Location carries it', async () => {
+    const h = harness({ allowRedirectHosts: [new URL(foreign.url).host] });
+    const result = await h.client.get('redirect-foreign-tokened');
+    expect(result.url).toBe(`${foreign.url}/landing?sig=***`);
+    const landed = foreign.hits('/landing').at(-1)!;
+    expect(landed.url).toBe('/landing?sig=***');
+    expect(JSON.stringify(landed)).not.toContain(encodeURIComponent(TOKEN));
+    expect(JSON.stringify(landed)).not.toContain(TOKEN);
   });
 
   it('gives up after five redirects', async () => {
