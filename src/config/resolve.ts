@@ -229,7 +229,8 @@ export function parseValue(spec: OptionSpec, raw: RawValue, source: string): Raw
     }
     case 'hosts': {
       // From a repeated flag, a comma-separated string, or a JSON array in the config file.
-      const items = (Array.isArray(raw) ? raw : text.split(',')).map((h) => (typeof h === 'string' ? h.trim().toLowerCase() : h)).filter((h) => h !== '');
+      const given = (Array.isArray(raw) ? (raw as unknown[]) : [raw]).flatMap((h) => (typeof h === 'string' ? h.split(',') : [h]));
+      const items = given.map((h) => (typeof h === 'string' ? h.trim().toLowerCase() : h)).filter((h) => h !== '');
       const host = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
       for (const h of items) if (typeof h !== 'string' || !host.test(h)) fail('host names like files.example.edu or files.example.edu:8443 (no scheme, no path)');
       return items as string[];

@@ -80,9 +80,10 @@ describe('resolveConfig', () => {
 
   it('takes --allow-redirect-host repeated, as a comma list (env) or an array (file); none by default', () => {
     expect(resolveConfig('build', none).allowRedirectHosts).toEqual([]);
-    expect(resolveConfig('build', { flags: { allowRedirectHosts: ['Files.Example.edu', 'cdn.example.edu:8443'] }, env: {} }).allowRedirectHosts).toEqual([
+    expect(resolveConfig('build', { flags: { allowRedirectHosts: ['Files.Example.edu', 'cdn.example.edu:8443,c.example'] }, env: {} }).allowRedirectHosts).toEqual([
       'files.example.edu',
       'cdn.example.edu:8443',
+      'c.example',
     ]);
     expect(resolveConfig('build', { flags: {}, env: { CALFEED_ALLOW_REDIRECT_HOSTS: 'a.example, [::1]:8080' } }).allowRedirectHosts).toEqual(['a.example', '[::1]:8080']);
     const file = { path: 'c.json', data: { allowRedirectHosts: ['b.example'] } };
