@@ -16,7 +16,7 @@ import { VERSION } from './version.js';
 // On a machine with plenty of memory V8 lets the heap grow to several times what is live before
 // it collects (1.1 GB peak at 100,000 events, most of it garbage); letting the heap grow by at most
 // half of what survived each full collection keeps the peak near what is needed, at about the same
-// CPU (README, "Measured"). Process-wide, so the command sets it, not the library; V8 reads it
+// CPU (docs/performance.md). Process-wide, so the command sets it, not the library; V8 reads it
 // each time it sets a new heap limit, and Node keeps V8 flags writable for exactly this call. A
 // value given to node itself (node --heap-growing-percent=N; NODE_OPTIONS may not hold it) is left alone.
 if (!process.execArgv.some((arg) => /heap[-_]growing[-_]percent/.test(arg))) {

@@ -1,7 +1,7 @@
 // The output layout, in one place. These paths are a promise to subscribers: a URL that was
 // published once must keep working, so nothing else in calfeed builds an output path by hand.
 //
-// The id rule (documented in the README, "Output layout"):
+// The id rule (documented in docs/hosting.md, "What gets published"):
 // - An id is used verbatim when it is "plain": 1 to 100 characters of A-Z a-z 0-9 . _ -, starting
 //   with a letter or digit, not ending with '.', and not a name Windows reserves (CON, NUL, COM1...).
 //   Plain ids keep the JSON mirror a drop-in replacement for the portal's own paths.

@@ -1,5 +1,5 @@
 // The option table: one row per setting, read by the flag parser, the env reader, the config-file
-// reader, `--help` and the README table alike, so the four can never disagree.
+// reader, `--help` and the table in docs/configuration.md alike, so the four can never disagree.
 
 export type Command = 'build' | 'inspect' | 'serve' | 'demo-server' | 'verify';
 export type OptionType = 'string' | 'int' | 'number' | 'boolean' | 'seconds' | 'duration' | 'bytes' | 'ratio' | 'hosts';

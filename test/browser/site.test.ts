@@ -1,6 +1,6 @@
 // The built pages in a real browser: Debian's Chromium driven by playwright-core, pages served by
 // `calfeed serve`'s preview server, the widget embedded in a host page on a second server (another
-// origin, as on a news site). Screenshots for the README are taken here.
+// origin, as on a news site). Screenshots for the README and docs/pages.md are taken here.
 
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 // Differential test: calfeed's iCalendar serializer against the `ics` package as an independent
 // implementation. Both outputs go through ical.js and must agree on every property both write.
 // (calfeed does not ship `ics`: it folds by code points, hard-codes X-PUBLISHED-TTL, leaves
-// CATEGORIES unescaped and rejects a whole calendar for one bad URL; see README, dependencies.)
+// CATEGORIES unescaped and rejects a whole calendar for one bad URL; see CONTRIBUTING.md.)
 import ICAL from 'ical.js';
 import { createEvent, type EventAttributes } from 'ics';
 import { describe, expect, it } from 'vitest';
