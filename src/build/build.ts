@@ -27,7 +27,7 @@ import {
 import { loadHtmlRenderer } from '../render/html/index.js';
 import { HistoryTracker, type LiveEvent } from '../state/history.js';
 import { loadRendered, saveRendered } from '../state/rendered.js';
-import { loadLastBuild, saveLastBuild, type LastBuild } from '../state/last-build.js';
+import { loadLastBuild, MAX_RECORDED_WARNINGS, saveLastBuild, type LastBuild } from '../state/last-build.js';
 import { loadHistory, prepareHistory } from '../state/store.js';
 import { settleCalendars } from '../state/calendars.js';
 import type { PreparedFile } from '../write-lines.js';
@@ -250,7 +250,8 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
           calendarFiles: calendarFiles.rendered + calendarFiles.kept,
           files: published.files,
         },
-        warnings: log.warnings.slice(dataWarningsFrom, dataWarningsFrom + MAX_RECORDED_WARNINGS),
+        // One more than a rebuild may repeat: then it knows it cannot (checkUpToDate).
+        warnings: log.warnings.slice(dataWarningsFrom, dataWarningsFrom + MAX_RECORDED_WARNINGS + 1),
       });
     }
     if (saved) log.info(`Rendered from the last build's events (nothing changed at the portal); ${keptFromLastBuild} files kept as they were.`);
@@ -447,8 +448,6 @@ function expiredFiles(
   return (relPath) => meta.has(relPath) || gone.has(relPath);
 }
 
-/** At most this many of a build's warnings are repeated by a rebuild that finds nothing changed. */
-const MAX_RECORDED_WARNINGS = 200;
 
 /**
  * The summary of a rebuild that found nothing changed (checkUpToDate): --out was left as it was.

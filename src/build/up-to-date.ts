@@ -11,7 +11,7 @@ import type { ResolvedConfig } from '../config/resolve.js';
 import { probeFailedDetails, probeLists, type DetailsFailure, type ProbeResult } from '../crawl/index.js';
 import type { PortalClient } from '../http/index.js';
 import { outputDiffers } from '../publish/intact.js';
-import type { LastBuild } from '../state/last-build.js';
+import { MAX_RECORDED_WARNINGS, type LastBuild } from '../state/last-build.js';
 import { VERSION } from '../version.js';
 import { dateDataVersions } from './render-keys.js';
 
@@ -76,6 +76,7 @@ export async function checkUpToDate(check: UpToDateCheck): Promise<UpToDate> {
   if (!record) return { upToDate: false, why: 'no record of a last build' };
   if (record.inputs !== check.inputs) return { upToDate: false, why: 'settings, templates, token or calfeed changed since the last build' };
   if (now < record.builtAt) return { upToDate: false, why: 'the clock is earlier than at the last build' };
+  if (record.warnings.length > MAX_RECORDED_WARNINGS) return { upToDate: false, why: `the last build gave more than ${MAX_RECORDED_WARNINGS} warnings, more than a rebuild repeats` };
   if (record.detailsDueAt !== null && now >= record.detailsDueAt) {
     return { upToDate: false, why: "some events' details are due for a check (--details-max-age)" };
   }

@@ -15,6 +15,12 @@ import { writePiecesAtomic } from '../write-lines.js';
 const FILE = 'last-build.json';
 const VERSION = 3;
 
+/**
+ * A rebuild that renders nothing repeats the last build's warnings from the record; past this
+ * many it could not repeat them all, so such a build is never up to date (it reads everything).
+ */
+export const MAX_RECORDED_WARNINGS = 1000;
+
 /** What identifies the spool a build left in the cache folder (src/build/saved-spool.ts). */
 export interface SpoolStamp {
   id: string;
