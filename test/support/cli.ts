@@ -24,9 +24,14 @@ export interface CliOptions {
 /** Run `calfeed ...args` and collect its exit status and output. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm test" (it compiles first) or "npm run build".`);
+  return runCommand(process.execPath, [CLI, ...args], options);
+}
+
+/** Run any program (npm, bash, an installed calfeed) the same way: clean env, output collected, a time limit. */
+export function runCommand(command: string, args: string[], options: CliOptions = {}): Promise<CliResult> {
   // A clean environment: no CALFEED_* from the developer's shell leaks into a test.
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CALFEED_')));
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(command, args, {
     cwd: options.cwd,
     env: { ...base, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
