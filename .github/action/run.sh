@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The build step of action.yml, kept out of the YAML so that a test can run it without GitHub
+# (test/e2e/action.test.ts). Inputs arrive as INPUT_* variables (action.yml maps them; GitHub does
+# not for a composite action) and the token as env CALFEED_TOKEN, never as an argument, where
+# process lists and logs would show it. Runs `calfeed build --json` in the working folder (the
+# workspace) and writes the summary's main figures to $GITHUB_OUTPUT.
+set -euo pipefail
+
+cli="${GITHUB_ACTION_PATH:?must be the folder of the action}/dist/cli.js"
+args=(build --json --out "${INPUT_OUT:-public}" --cache-dir "${INPUT_CACHE_DIR:-.calfeed-cache}")
+# An empty input means "not set": the config file or calfeed's default applies.
+add() { if [[ -n "$2" ]]; then args+=("$1" "$2"); fi; }
+add --base-url "${INPUT_BASE_URL:-}"
+add --site-url "${INPUT_SITE_URL:-}"
+add --time-zone "${INPUT_TIME_ZONE:-}"
+add --config "${INPUT_CONFIG:-}"
+
+summary="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/calfeed-summary.json"
+status=0
+node "$cli" "${args[@]}" >"$summary" || status=$?
+
+# On failure the summary is {"ok": false, ...}, or empty when a usage error stopped calfeed first:
+# published=false either way, and the step fails with calfeed's exit status.
+node - "$summary" "$status" >>"${GITHUB_OUTPUT:-/dev/stdout}" <<'JS'
+const fs = require('node:fs');
+const [file, status] = process.argv.slice(2);
+let s = {};
+try { s = JSON.parse(fs.readFileSync(file, 'utf8')); } catch {}
+const ok = status === '0' && s.ok === true;
+const out = { published: ok && !s.upToDate, 'up-to-date': ok && s.upToDate === true, 'summary-file': file };
+if (ok) Object.assign(out, { events: s.events, warnings: s.warnings.length });
+for (const [key, value] of Object.entries(out)) console.log(`${key}=${value}`);
+if (ok && process.env.GITHUB_STEP_SUMMARY) {
+  const what = s.upToDate ? 'up to date, nothing published' : `published ${s.out}`;
+  fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `calfeed: ${what}; ${s.calendars} calendars, ${s.events} events, ${s.warnings.length} warnings.\n`);
+}
+JS
+exit "$status"
