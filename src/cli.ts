@@ -66,6 +66,10 @@ async function main(argv: string[]): Promise<number> {
       await runInspect({ loaded, log, out: process.stdout, now: Date.now() });
       return 0;
     }
+    case 'init': {
+      const { runInit } = await import('./init/init.js');
+      return runInit({ loaded, log, cwd: process.cwd(), now: Date.now() });
+    }
     case 'verify': {
       const { verifyPublished } = await import('./publish/verify.js');
       const { files, problems, total } = await verifyPublished(config.out);

@@ -12,6 +12,7 @@ export const COMMANDS: Record<Command, string> = {
   serve: 'Preview a built folder locally with the headers _headers declares.',
   'demo-server': 'Run the embedded demo portal and print its URL and tokens.',
   verify: 'Check a published folder against its manifest.json: every file, its size and SHA-256, nothing extra.',
+  init: 'Write a starting calfeed.config.json from what inspect finds, and a GitHub Actions workflow; overwrites nothing.',
 };
 
 export interface ParsedArgs {
@@ -91,7 +92,7 @@ export function helpText(command?: Command): string {
       'Commands:',
       ...lines,
       '',
-      'Run "calfeed <command> --help" for its flags. With no --base-url, build and inspect use the embedded demo portal.',
+      'Run "calfeed <command> --help" for its flags. With no --base-url, build, inspect and init use the embedded demo portal.',
       'The API token comes from env CALFEED_TOKEN or --token-file, never from a flag.',
       'Exit status: 0 built, 1 build failed (nothing published), 2 usage or configuration error, 3 refused by the shrink guard.',
       '',

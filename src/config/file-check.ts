@@ -62,7 +62,8 @@ export function checkFile(file: { path: string; data: unknown } | undefined, pro
     problems.push(`${where}: expected a JSON object at the top level.`);
     return {};
   }
-  const known = [...OPTIONS.filter((o) => !o.cliOnly).map((o) => o.key), ...FILE_ONLY_KEYS, '$schema'];
+  // JSON has no comments: "$comment" (as in JSON Schema) holds them, any value; calfeed init writes one.
+  const known = [...OPTIONS.filter((o) => !o.cliOnly).map((o) => o.key), ...FILE_ONLY_KEYS, '$schema', '$comment'];
   const found: string[] = [];
   for (const [key, value] of Object.entries(data)) {
     if (key === 'token') {

@@ -14,7 +14,7 @@ export const DEFAULT_CONFIG_FILE = 'calfeed.config.json';
 export interface LoadedConfig {
   config: ResolvedConfig;
   token?: string;
-  /** Where the config file came from, if any (for the log). */
+  /** Where the config file came from, if any (for the log); for init, where it is to be written. */
   configPath?: string;
 }
 
@@ -28,10 +28,11 @@ export async function loadConfig(
   const explicit = (flags.config as string | undefined) ?? env.CALFEED_CONFIG;
   const path = resolvePath(cwd, explicit ?? DEFAULT_CONFIG_FILE);
   const name = explicit ?? DEFAULT_CONFIG_FILE;
-  const file = await readConfigFile(path, name, explicit !== undefined);
+  // init writes the file instead of reading it.
+  const file = command === 'init' ? undefined : await readConfigFile(path, name, explicit !== undefined);
   const config = resolveConfig(command, { flags, env, file: file === undefined ? undefined : { path: name, data: file } });
   const token = await readToken(config, env, cwd);
-  return { config, token, configPath: file ? path : undefined };
+  return { config, token, configPath: file || command === 'init' ? path : undefined };
 }
 
 /** `name` is the path as the user gave it, for messages. */

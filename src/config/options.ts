@@ -1,7 +1,7 @@
 // The option table: one row per setting, read by the flag parser, the env reader, the config-file
 // reader, `--help` and the table in docs/configuration.md alike, so the four can never disagree.
 
-export type Command = 'build' | 'inspect' | 'serve' | 'demo-server' | 'verify';
+export type Command = 'build' | 'inspect' | 'serve' | 'demo-server' | 'verify' | 'init';
 export type OptionType = 'string' | 'int' | 'number' | 'boolean' | 'seconds' | 'duration' | 'bytes' | 'ratio' | 'hosts';
 
 export interface OptionSpec {
@@ -26,7 +26,8 @@ export interface OptionSpec {
 }
 
 const B: readonly Command[] = ['build'];
-const BI: readonly Command[] = ['build', 'inspect'];
+// init runs an inspect, so it takes inspect's flags (and --config names the file it writes).
+const BI: readonly Command[] = ['build', 'inspect', 'init'];
 
 /** Every option calfeed understands, in help order. */
 export const OPTIONS: readonly OptionSpec[] = [
@@ -35,7 +36,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'tokenFile', flag: 'token-file', env: 'CALFEED_TOKEN_FILE', type: 'string', arg: 'PATH', commands: BI, help: 'Read the API token from this file (else env CALFEED_TOKEN). Never pass the token as a flag.' },
   { key: 'out', flag: 'out', env: 'CALFEED_OUT', type: 'string', default: 'output', arg: 'DIR', commands: ['build', 'verify'], help: 'Output folder, replaced atomically when the build succeeds (verify: the folder to check).' },
   { key: 'siteUrl', flag: 'site-url', env: 'CALFEED_SITE_URL', type: 'string', default: 'http://localhost:8080/', arg: 'URL', commands: B, help: 'Public URL where the output folder is served; every absolute link starts with it.' },
-  { key: 'config', flag: 'config', env: 'CALFEED_CONFIG', type: 'string', arg: 'FILE', commands: BI, cliOnly: true, help: 'JSON config file (default: calfeed.config.json in the working folder, if present).' },
+  { key: 'config', flag: 'config', env: 'CALFEED_CONFIG', type: 'string', arg: 'FILE', commands: BI, cliOnly: true, help: 'JSON config file (default: calfeed.config.json in the working folder, if present; for init, the file it writes).' },
   // How to talk to the portal.
   { key: 'authHeader', flag: 'auth-header', env: 'CALFEED_AUTH_HEADER', type: 'string', default: 'Authorization', arg: 'NAME', commands: BI, help: 'Header that carries the token.' },
   { key: 'authScheme', flag: 'auth-scheme', env: 'CALFEED_AUTH_SCHEME', type: 'string', default: 'Bearer', arg: 'WORD', commands: BI, help: 'Scheme before the token in the header; "none" sends the bare token.' },
