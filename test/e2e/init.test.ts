@@ -1,5 +1,5 @@
 // `calfeed init` through the real CLI in empty folders: the files it writes, that the config it
-// writes builds, and that a second run overwrites nothing.
+// writes builds, that a second run overwrites nothing, and that the docs show the workflow it writes.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -91,5 +91,10 @@ describe('calfeed init', () => {
     const config = await readJson(join(dir, 'calfeed.config.json'));
     expect(config.$comment).toContainEqual(expect.stringMatching(/^inspect warned: no start found in any record/));
     expect(config.fields.event.start).toBe('');
+  });
+
+  it('writes the workflow docs/github-action.md shows', async () => {
+    const docs = await readFile(new URL('../../docs/github-action.md', import.meta.url), 'utf8');
+    expect(docs).toContain('```yaml\n' + workflowText() + '```\n');
   });
 });
