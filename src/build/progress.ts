@@ -1,25 +1,48 @@
 // Progress of a crawl as one line: a bar on a terminal, a plain line in CI logs. Pure: the caller
 // passes the elapsed time, so the text is testable.
+//
+// The crawl lists calendars one by one and reads each one's details before the next list (see
+// crawl/queue.ts), so the number of events grows until the last list is in: a share of the events
+// known so far would go backwards (95% -> 68% -> 54%). The line shows counts until the total is
+// final, and a percentage (and a bar) only from then on, when it can only grow.
 
 import type { CrawlProgress } from '../crawl/index.js';
 
 const BAR_WIDTH = 20;
 
-/** One progress line: calendars, details, requests per second and an ETA once it can be estimated. */
+/** One progress line: calendars, events read, requests per second and an ETA once it can be estimated. */
 export function formatProgress(p: CrawlProgress, elapsedMs: number, bar: boolean): string {
   const seconds = Math.max(elapsedMs / 1000, 0.001);
   const rate = p.requests / seconds;
-  const detailsLeft = Math.max(p.eventsTotal - p.detailsDone, 0);
-  const perDetail = p.detailsDone > 0 ? seconds / p.detailsDone : undefined;
-  // Details dominate the request count; until all event lists are in, the total is a lower bound.
-  const eta = perDetail !== undefined && p.calendarsDone === p.calendarsTotal && p.calendarsTotal > 0 ? ` ETA ${formatDuration(detailsLeft * perDetail)}` : '';
-  const fraction = p.eventsTotal > 0 ? p.detailsDone / p.eventsTotal : 0;
-  const prefix = bar ? `[${'#'.repeat(Math.round(fraction * BAR_WIDTH)).padEnd(BAR_WIDTH, '.')}] ` : '';
-  return `${prefix}calendars ${p.calendarsDone}/${p.calendarsTotal}, details ${p.detailsDone}/${p.eventsTotal}, ${p.requests} requests (${rate.toFixed(0)}/s)${eta}`;
+  const listed = p.calendarsTotal > 0 && p.calendarsDone === p.calendarsTotal;
+  const calendars = `calendars ${p.calendarsDone}/${p.calendarsTotal}`;
+  const requests = `${count(p.requests)} requests (${rate.toFixed(0)}/s)${eta(p, seconds, listed)}`;
+  if (!listed) return `${calendars}, events ${count(p.detailsDone)} read of ${count(p.eventsTotal)} known so far, ${requests}`;
+  const fraction = p.eventsTotal > 0 ? Math.min(p.detailsDone / p.eventsTotal, 1) : 1;
+  // Floored, so 100% means done.
+  const percent = Math.floor(fraction * 100);
+  const prefix = bar ? `[${'#'.repeat(Math.floor(fraction * BAR_WIDTH)).padEnd(BAR_WIDTH, '.')}] ` : '';
+  return `${prefix}${calendars}, events ${count(p.detailsDone)} read of ${count(p.eventsTotal)} (${percent}%), ${requests}`;
 }
 
+/**
+ * Time left at the pace of the events read so far. Once every list is in, the total is known;
+ * before, it is estimated from the events per calendar listed so far (marked "~"), once a quarter
+ * of the calendars are listed: fewer are too few a sample.
+ */
+function eta(p: CrawlProgress, seconds: number, listed: boolean): string {
+  if (p.detailsDone === 0) return '';
+  const perEvent = seconds / p.detailsDone;
+  if (listed) return ` ETA ${formatDuration(Math.max(p.eventsTotal - p.detailsDone, 0) * perEvent)}`;
+  if (p.calendarsDone === 0 || p.calendarsDone * 4 < p.calendarsTotal) return '';
+  const estimated = (p.eventsTotal / p.calendarsDone) * p.calendarsTotal;
+  return ` ETA ~${formatDuration(Math.max(estimated - p.detailsDone, 0) * perEvent)}`;
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
 function formatDuration(seconds: number): string {
-  if (seconds < 60) return `${Math.ceil(seconds)}s`;
-  const m = Math.floor(seconds / 60);
-  return `${m}m${String(Math.ceil(seconds - m * 60)).padStart(2, '0')}s`;
+  const whole = Math.ceil(seconds);
+  if (whole < 60) return `${whole}s`;
+  return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
 }
