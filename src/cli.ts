@@ -39,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
   const loaded = await loadConfig(args.command, args.flags, process.env, process.cwd());
   const { config } = loaded;
   secrets.push(loaded.token);
-  const log = createLogger({ stream: process.stderr, quiet: config.quiet, secrets });
+  const log = createLogger({ stream: process.stderr, quiet: config.quiet, verbose: config.verbose, secrets });
 
   switch (args.command) {
     case 'build': {

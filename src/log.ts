@@ -9,6 +9,8 @@ export interface Logger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+  /** calfeed's own workings (state files and what was wrong with them): only with --verbose. */
+  debug(message: string): void;
   /** Transient progress line; only on a terminal, overwritten in place. */
   progress(message: string): void;
   /** Warnings so far, for the summary. */
@@ -20,6 +22,8 @@ export interface Logger {
 export interface LoggerOptions {
   stream: NodeJS.WritableStream & { isTTY?: boolean };
   quiet: boolean;
+  /** Print debug lines (unless quiet). */
+  verbose?: boolean;
   /** Secrets to redact from every line. */
   secrets: Array<string | undefined>;
 }
@@ -66,6 +70,9 @@ export function createLogger(options: LoggerOptions): Logger {
       write(`warning: ${line}`);
     },
     error: (m) => write(`error: ${m}`),
+    debug: (m) => {
+      if (options.verbose === true && !options.quiet) write(m);
+    },
     progress: (m) => {
       if (options.quiet) return;
       const now = Date.now();

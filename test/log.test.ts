@@ -74,4 +74,16 @@ describe('logger', () => {
     log.info('done');
     expect(s.text).toBe('\r\x1b[Khalf\r\x1b[Kdone\n');
   });
+
+  it('prints debug lines only with verbose, and not when quiet', () => {
+    const lines = (verbose: boolean, quiet: boolean): string => {
+      const s = sink();
+      const log = createLogger({ stream: s, quiet, verbose, secrets: ['s3cret'] });
+      log.debug('cache: s3cret');
+      return s.text;
+    };
+    expect(lines(false, false)).toBe('');
+    expect(lines(true, false)).toBe('cache: ***\n');
+    expect(lines(true, true)).toBe('');
+  });
 });

@@ -111,15 +111,15 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     signal?.throwIfAborted();
     if (upToDate.upToDate) return upToDateSummary(run, source, client, upToDate.record, upToDate.failures, performance.now() - started);
     if (last.record) log.info(`Building: ${upToDate.why}.`);
-    else if (last.note !== undefined && !last.note.startsWith('no record')) log.info(`last build: ${last.note}`);
+    else if (last.note !== undefined && !last.note.startsWith('no record')) log.debug(`last build: ${last.note}`);
     // What the portal's data makes calfeed warn about, from here on, is what a rebuild that finds
     // nothing changed repeats; warnings about this run's settings it gives itself.
     const dataWarningsFrom = log.warnings.length;
 
     const history = await loadHistory(config.cacheDir);
-    if (history.note) log.info(`history: ${history.note}`);
+    if (history.note) log.debug(`history: ${history.note}`);
     const rendered = await loadRendered(config.cacheDir);
-    if (rendered.note) log.info(`render record: ${rendered.note}`);
+    if (rendered.note) log.debug(`render record: ${rendered.note}`);
     // The last build's events, when its output and state are current (checkUpToDate) and so is
     // the history they were published with (without it, events count as new).
     const intact = upToDate.intact;
@@ -127,7 +127,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     // Only "now" moved since the last build: all its events still stand.
     const lastBuild = upToDate.timeMoved;
     const saved = lastBuild ? lastSpool : undefined;
-    if (lastBuild && !saved) log.info('the last build left no usable spool of its events, or no history: reading them all again');
+    if (lastBuild && !saved) log.debug('the last build left no usable spool of its events, or no history: reading them all again');
     staging = await createStaging(outDir);
 
     const site: SiteContext = {
@@ -162,7 +162,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       for (const warning of lastBuild.warnings) log.warn(warning);
     } else {
       cache = await CrawlCache.load(config.cacheDir, portal);
-      if (cache.loadNote) log.info(`cache: ${cache.loadNote}`);
+      if (cache.loadNote) log.debug(`cache: ${cache.loadNote}`);
       cache.spillTo(staging.dir);
       spool = EventSpool.create(staging.dir);
       const crawlSpool = spool;

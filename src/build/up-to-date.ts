@@ -35,7 +35,7 @@ export interface InputsOf {
  * runtime's date data. A change to any of them means a normal build.
  */
 export function buildInputs(of: InputsOf): string {
-  const { command: _command, json: _json, quiet: _quiet, ...settings } = of.config;
+  const { command: _command, json: _json, quiet: _quiet, verbose: _verbose, ...settings } = of.config;
   const token = of.token === undefined ? null : createHash('sha256').update(of.token).digest('hex');
   const parts = [VERSION, process.version, ...dateDataVersions(), of.portal, of.timeZone, of.templates, of.outDir, token, settings];
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');

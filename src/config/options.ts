@@ -72,6 +72,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   // Output of the command itself.
   { key: 'json', flag: 'json', env: 'CALFEED_JSON', type: 'boolean', default: false, commands: ['build', 'inspect', 'verify'], cliOnly: true, help: 'Print a machine-readable summary on stdout (logs stay on stderr).' },
   { key: 'quiet', flag: 'quiet', env: 'CALFEED_QUIET', type: 'boolean', default: false, commands: BI, cliOnly: true, help: 'No progress output; warnings and errors only.' },
+  { key: 'verbose', flag: 'verbose', env: 'CALFEED_VERBOSE', type: 'boolean', default: false, commands: B, cliOnly: true, help: 'Also print what the build reads of its own state (last build, history, render record, crawl cache) and why it cannot use it.' },
   // serve
   { key: 'dir', flag: 'dir', env: 'CALFEED_SERVE_DIR', type: 'string', default: 'output', arg: 'DIR', commands: ['serve'], cliOnly: true, help: 'Folder to preview.' },
   { key: 'port', flag: 'port', env: 'CALFEED_PORT', type: 'int', min: 0, max: 65535, arg: 'N', commands: ['serve', 'demo-server'], cliOnly: true, help: 'Port to listen on (serve: 8080; demo-server: random).' },

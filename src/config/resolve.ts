@@ -51,6 +51,7 @@ export interface ResolvedConfig extends HttpSettings {
   allowShrink: boolean;
   json: boolean;
   quiet: boolean;
+  verbose: boolean;
   fields?: FieldsConfig;
   paging: PagingConfig;
   serve: { dir: string; port?: number; host: string };
@@ -133,6 +134,7 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
     allowShrink: bool('allowShrink'),
     json: bool('json'),
     quiet: bool('quiet'),
+    verbose: bool('verbose'),
     fields: fileData.fields as FieldsConfig | undefined,
     paging: { ...DEFAULT_PAGING, ...(fileData.paging as Partial<PagingConfig> | undefined) },
     serve: { dir: str('dir')!, port: num('port'), host: str('host')! },

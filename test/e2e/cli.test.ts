@@ -1,5 +1,5 @@
 // The CLI contract: help, exit statuses, the zero-config demo build.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,5 +110,23 @@ describe('calfeed CLI', () => {
     expect(files).toContain('event-calendars');
     expect(files).toContain('calendar.ics');
     expect(files.filter((f) => f.endsWith('/details')).length).toBeGreaterThan(20);
+  });
+
+  // Issue 20: every build printed calfeed's own bookkeeping ("history: …", "render record: …", "cache: …").
+  it('prints no internal jargon unless --verbose', async () => {
+    const jargon = /^(history|render record|cache|last build): /m;
+    const [plain, verbose] = [join(work, 'plain'), join(work, 'verbose')];
+    await Promise.all([mkdir(plain), mkdir(verbose)]);
+    const [first, firstVerbose] = await Promise.all([runCli(['build'], { cwd: plain }), runCli(['build', '--verbose'], { cwd: verbose })]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toMatch(jargon);
+    expect(first.stderr).toMatch(/^Built output from the embedded demo portal in .*\n {2}calendars 5, events 59/m);
+    expect(firstVerbose.code, firstVerbose.stderr).toBe(0);
+    for (const line of [/^history: no event history yet/m, /^render record: no record/m, /^cache: no crawl cache/m]) expect(firstVerbose.stderr).toMatch(line);
+    // A damaged record of the last build: the build starts over, and says why only when asked.
+    await writeFile(join(plain, '.calfeed-cache', 'last-build.json'), '{');
+    const again = await runCli(['build', '--verbose'], { cwd: plain });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/^last build: record of the last build corrupt/m);
   });
 });

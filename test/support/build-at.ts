@@ -36,6 +36,7 @@ export async function buildAt(run: BuildAt): Promise<{ summary: BuildSummary; lo
     { CALFEED_TOKEN: portal.tokens.university },
     run.work,
   );
-  const summary = await runBuild({ loaded, log: createLogger({ stream, quiet: false, secrets: [] }), now: run.now });
+  // Verbose: tests that drive the build this way check its workings, state files included.
+  const summary = await runBuild({ loaded, log: createLogger({ stream, quiet: false, verbose: true, secrets: [] }), now: run.now });
   return { summary, log };
 }
