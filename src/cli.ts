@@ -63,8 +63,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'inspect': {
       const { runInspect } = await import('./inspect/inspect.js');
-      await runInspect({ loaded, log, out: process.stdout, now: Date.now() });
-      return 0;
+      const inspection = await runInspect({ loaded, log, out: process.stdout, now: Date.now() });
+      return inspection.ok ? 0 : 1;
     }
     case 'init': {
       const { runInit } = await import('./init/init.js');

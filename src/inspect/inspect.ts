@@ -13,6 +13,10 @@ import { VERSION } from '../version.js';
 import { formatInspection } from './format.js';
 
 export interface Inspection {
+  /** False when a field the build needs is found in no record: every record would be skipped. */
+  ok: boolean;
+  /** Those fields, as config paths (e.g. "fields.event.start"). */
+  missing: string[];
   source: string;
   calendars: { url: string; envelope: string; count: number; explanation: Explanation };
   /** nextPage: token-free URL of the page after the first, when the list says there is more. */
@@ -37,6 +41,8 @@ async function inspect(args: { loaded: LoadedConfig; log: Logger; out: NodeJS.Wr
     const listRes = await client.getJson(apiPaths.calendars());
     const calList = findList(listRes.json, 'calendars', config.fields?.lists?.calendars);
     const inspection: Inspection = {
+      ok: true,
+      missing: [],
       source: source.demo ? `demo portal ${baseUrl}` : baseUrl,
       calendars: { url: listRes.url, envelope: envelopeName(calList.path), count: calList.items.length, explanation: explain('calendar', calList.items.slice(0, 20), opts) },
       fields: {},
@@ -66,12 +72,34 @@ async function inspect(args: { loaded: LoadedConfig; log: Logger; out: NodeJS.Wr
       }
     }
     inspection.fields = mergeFieldBlocks(inspection);
+    inspection.missing = missingRequired(inspection);
+    inspection.ok = inspection.missing.length === 0;
     // Samples and field names are the portal's: the token it may echo and its control bytes stay out of stdout too.
     args.out.write(printable(config.json ? JSON.stringify(inspection, null, 2) + '\n' : formatInspection(inspection), [source.token]));
+    for (const path of inspection.missing) {
+      const [, kind, field] = path.split('.');
+      args.log.error(`no ${field} found in any ${kind} record: the build would skip every ${kind}. Map ${path} in calfeed.config.json, then run calfeed inspect again.`);
+    }
     return inspection;
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/**
+ * Fields without which the build skips a record (an id, an event's start), found in no record
+ * inspected. An event's are looked for in its list entries and, as the build merges them, its details.
+ */
+function missingRequired(i: Inspection): string[] {
+  const absent = (ex: Explanation | undefined, field: string): boolean => ex === undefined || (ex.fields.find((f) => f.field === field)?.path ?? null) === null;
+  const missing: string[] = [];
+  if (i.calendars.count > 0 && absent(i.calendars.explanation, 'id')) missing.push('fields.calendar.id');
+  if (i.events && i.events.count > 0) {
+    for (const field of ['id', 'start']) {
+      if (absent(i.events.explanation, field) && absent(i.details?.explanation, field)) missing.push(`fields.event.${field}`);
+    }
+  }
+  return missing;
 }
 
 function envelopeName(path: string[]): string {

@@ -220,7 +220,8 @@ describe('custom dialect: a start field detection cannot find', () => {
     const cwd = join(work, 'custom-mapped');
     await mkdir(cwd, { recursive: true });
     const inspect = await runCli(['inspect', '--base-url', portal.url], { env: { CALFEED_TOKEN: portal.tokens.university }, cwd });
-    expect(inspect.code, inspect.stderr).toBe(0);
+    // No start in any record: inspect fails, and still prints the block to edit.
+    expect(inspect.code, inspect.stderr).toBe(1);
     expect(inspect.stdout).toMatch(/warning: no start found in any record: .*kickoff\.at/);
     // The block is everything after the "Paste and edit" line: take it as a user would.
     const marker = inspect.stdout.indexOf('\n', inspect.stdout.indexOf('Paste and edit'));
