@@ -358,7 +358,7 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
     }),
   );
   signal?.throwIfAborted();
-  checkUnreadable(collector, config.maxFailedDetails);
+  collector.checkUnreadable(config.maxFailedDetails);
   return {
     calendars: collector.calendars,
     events: collector.events(),
@@ -484,22 +484,6 @@ function* liveEvents(calendars: Calendar[], events: ReadonlyMap<string, Iterable
       yield { event: JSON.parse(json) as FeedEvent, rendered: files.fingerprint(cal, json) };
     }
   }
-}
-
-/**
- * Events the normalizer could not read (no start, no id) are skipped with a warning each; when
- * more than --max-failed-details of them are, detection has most likely guessed wrong, and an
- * empty or thinned-out site must not replace a good one.
- */
-function checkUnreadable(collector: Collector, maxRatio: number): void {
-  const { listed, unreadable } = collector;
-  if (unreadable.length === 0 || unreadable.length / listed <= maxRatio) return;
-  throw new CalfeedError(
-    'BUILD',
-    `${unreadable.length} of ${listed} events could not be read, more than --max-failed-details (${Math.round(maxRatio * 100)}%) allows, ` +
-      `so nothing was published. The first: ${unreadable[0]}. Run "calfeed inspect" to see how calfeed reads your portal, ` +
-      'then map the missing fields in calfeed.config.json ("fields").',
-  );
 }
 
 /**

@@ -16,6 +16,7 @@ import type { HistoryTracker } from '../state/history.js';
 import type { EventFiles } from './event-files.js';
 import { eventFacts } from './render-keys.js';
 import { RefList } from './ref-list.js';
+import { SkippedEvents } from './skipped.js';
 import type { CalendarNotes, SavedSpool } from './saved-spool.js';
 import type { EventRef, EventSpool } from './spool.js';
 
@@ -29,6 +30,8 @@ interface CalendarState {
 }
 
 const NOTHING_LISTED: ReadonlyMap<string, ListedEvent> = new Map();
+// The codes of warnings that mean an event is skipped (normalizeEvent).
+const SKIPPED = new Set(['NO_ID', 'NO_START', 'BAD_TIME']);
 
 /** Collects the model while writing the mirror into staging. */
 export class Collector implements CrawlSink {
@@ -41,6 +44,7 @@ export class Collector implements CrawlSink {
   readonly reused: string[] = [];
   /** How many events were taken from it, in those calendars or one by one (their files kept as published). */
   reusedEvents = 0;
+  private readonly skipped: SkippedEvents;
 
   constructor(
     private readonly staging: Staging,
@@ -54,7 +58,14 @@ export class Collector implements CrawlSink {
     private readonly saved?: SavedSpool,
     /** Renders a calendar's files once the crawler says it is done, while the crawl of the others goes on. */
     private readonly renderCalendar?: (calendar: Calendar, events: RefList) => Promise<void>,
-  ) {}
+  ) {
+    this.skipped = new SkippedEvents(log);
+  }
+
+  /** Fails the build when too many listed events could not be read (SkippedEvents.check). */
+  checkUnreadable(maxRatio: number): void {
+    this.skipped.check(this.listed, this.unreadable, maxRatio, this.normalize.fields?.event?.start);
+  }
 
   /**
    * Take a calendar's events as the last build spooled them, when the crawler found its event list
@@ -155,12 +166,16 @@ export class Collector implements CrawlSink {
   private async add(state: CalendarState, eventId: string, details: unknown): Promise<void> {
     const { entry, segment } = this.listedEvent(state, eventId);
     const { event, warnings } = normalizeEvent(entry, details, state.calendar, segment, this.normalize);
-    for (const w of warnings) this.warn(state, eventId, w.message);
     this.listed++;
     if (!event) {
-      this.markUnreadable(state, warnings[warnings.length - 1]?.message ?? `event "${eventId}" of calendar "${state.calendar.id}" could not be read`);
+      const why = warnings.findLast((w) => SKIPPED.has(w.code)) ?? warnings.at(-1);
+      for (const w of warnings) state.notes.warnings.push([eventId, w.message]);
+      this.markUnreadable(state, why?.message ?? `event "${eventId}" of calendar "${state.calendar.id}" could not be read`);
+      this.skipped.skip(why?.code ?? 'UNREADABLE', warnings.map((w) => w.message));
       return;
     }
+    this.skipped.read();
+    for (const w of warnings) this.warn(state, eventId, w.message);
     const { event: withHistory, rendered } = this.history.observe(event);
     // Serialized once, for the render fingerprint and for the spool.
     const json = JSON.stringify(withHistory);
@@ -198,6 +213,7 @@ export class Collector implements CrawlSink {
     this.history.markSeen(ref.calendarId, ref.id);
     this.listed++;
     this.reusedEvents++;
+    this.skipped.read();
   }
 
   // The last build's spooled events of a calendar by id, made when first needed; null when the

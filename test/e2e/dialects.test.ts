@@ -9,6 +9,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoDialect, type DemoPortal } from '../../src/demo/server.js';
 import { paths } from '../../src/paths.js';
+import { makeEvents, startPortal } from '../crawl/portal.js';
 import { runCli, type CliResult } from '../support/cli.js';
 
 // One "now" for every portal: all dialects then serve the same day's data.
@@ -202,17 +203,41 @@ describe('multilingual dialect: --locale', () => {
 });
 
 describe('custom dialect: a start field detection cannot find', () => {
-  it('without a mapping, the build fails, says why for each event, and publishes nothing', async () => {
+  // Issue 20: the build failed after 59 identical warnings, one per event, and blamed --max-failed-details (5%).
+  it('without a mapping, the build fails with one warning and says which field to map, and publishes nothing', async () => {
     const r = await build('custom-unmapped', 'custom');
     // Every event lacks a detectable start: an empty site must not replace a good one.
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/^warning: event "1001" of calendar "science": no start field was detected; set fields\.event\.start in calfeed\.config\.json \(run calfeed inspect\); skipped/m);
-    expect(r.stderr.match(/^warning: .*no start field was detected/gm)).toHaveLength(59);
-    expect(r.stderr).toMatch(/59 of 59 events could not be read, more than --max-failed-details \(5%\) allows, so nothing was published/);
-    expect(r.stderr).toMatch(/Run "calfeed inspect"/);
+    expect(r.stderr.match(/^warning: /gm)).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /^warning: all 59 events skipped, each for the reason the first was: event "\w+" of calendar "\w+": no start field was detected; set fields\.event\.start in calfeed\.config\.json \(run calfeed inspect\); skipped$/m,
+    );
+    const error = 'no start field detected in any event: map fields.event.start in calfeed.config.json (run calfeed inspect). Nothing was published.';
+    expect(r.stderr).toContain(`\nerror: ${error}\n`);
+    expect(r.stderr).not.toMatch(/--max-failed-details/);
     const failure = JSON.parse(r.stdout);
-    expect(failure).toMatchObject({ ok: false, error: { code: 'BUILD', exitCode: 1 } });
+    expect(failure).toMatchObject({ ok: false, error: { code: 'BUILD', exitCode: 1, message: error } });
     await expect(readFile(join(outOf('custom-unmapped'), 'calendar.ics'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  // The error named the last warning of the first skipped event as why, e.g. "no title field found".
+  it('with only some events unreadable, warns for each, blames --max-failed-details, and gives why they were skipped', async () => {
+    // Three events with neither a start nor a title: skipped for the start, untitled besides.
+    const events = makeEvents('a', 10).map((e, i) => (i < 3 ? { id: e.id, title: '' } : e));
+    const portal = await startPortal({ token: 'partial-token', calendars: [{ id: 'a', title: 'A' }], events: new Map([['a', events]]) });
+    try {
+      const cwd = join(work, 'partial');
+      await mkdir(cwd, { recursive: true });
+      const r = await runCli(['build', '--base-url', portal.url, '--out', join(cwd, 'site'), '--site-url', SITE], { env: { CALFEED_TOKEN: 'partial-token' }, cwd });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr.match(/^warning: event "e[123]" of calendar "a": no start field was detected; .*; skipped$/gm)).toHaveLength(3);
+      expect(r.stderr).toMatch(/^warning: event "e1" of calendar "a": no title field found/m);
+      expect(r.stderr).toMatch(
+        /^error: 3 of 10 events could not be read, more than --max-failed-details \(5%\) allows, so nothing was published\. The first: event "e[123]" of calendar "a": no start field was detected;/m,
+      );
+    } finally {
+      await portal.close();
+    }
   });
 
   it('builds the same events as the default dialect once the printed fields block is edited', async () => {
