@@ -111,15 +111,15 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     signal?.throwIfAborted();
     if (upToDate.upToDate) return upToDateSummary(run, source, client, upToDate.record, upToDate.failures, performance.now() - started);
     if (last.record) log.info(`Building: ${upToDate.why}.`);
-    else if (last.note !== undefined && !last.note.startsWith('no record')) log.debug(`last build: ${last.note}`);
+    else if (last.note !== undefined && !last.note.startsWith('no record')) log.info(`last build: ${last.note}`);
     // What the portal's data makes calfeed warn about, from here on, is what a rebuild that finds
     // nothing changed repeats; warnings about this run's settings it gives itself.
     const dataWarningsFrom = log.warnings.length;
 
     const history = await loadHistory(config.cacheDir);
-    if (history.note) log.debug(`history: ${history.note}`);
+    if (history.note) stateNote(log, `history: ${history.note}`, history.missing);
     const rendered = await loadRendered(config.cacheDir);
-    if (rendered.note) log.debug(`render record: ${rendered.note}`);
+    if (rendered.note) stateNote(log, `render record: ${rendered.note}`, rendered.missing);
     // The last build's events, when its output and state are current (checkUpToDate) and so is
     // the history they were published with (without it, events count as new).
     const intact = upToDate.intact;
@@ -162,7 +162,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       for (const warning of lastBuild.warnings) log.warn(warning);
     } else {
       cache = await CrawlCache.load(config.cacheDir, portal);
-      if (cache.loadNote) log.debug(`cache: ${cache.loadNote}`);
+      if (cache.loadNote) stateNote(log, `cache: ${cache.loadNote}`, cache.loadMissing);
       cache.spillTo(staging.dir);
       spool = EventSpool.create(staging.dir);
       const crawlSpool = spool;
@@ -498,4 +498,13 @@ export function isLoopback(url: string): boolean {
 
 function redactUrl(url: string, token: string | undefined): string {
   return token ? url.split(token).join('***') : url;
+}
+
+/**
+ * A state file calfeed could not use: that there is none yet is calfeed's own business (--verbose);
+ * that one is damaged, from another version or another portal explains a slower, fuller build.
+ */
+function stateNote(log: Logger, line: string, missing: boolean | undefined): void {
+  if (missing === true) log.debug(line);
+  else log.info(line);
 }

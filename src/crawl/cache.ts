@@ -41,16 +41,19 @@ export interface EventEntry {
 export class CrawlCache {
   /** Why the cache was not used (missing, corrupt, other version); undefined when it was. */
   readonly loadNote: string | undefined;
+  /** The note only says there was no cache yet (nothing was wrong with one). */
+  readonly loadMissing: boolean;
   private readonly portal: string | undefined;
   private readonly before: Tables;
   // This run's entries: in memory, or (spillTo) appended to a file until they are saved.
   private after: Tables | EntryLog = new Tables();
   private oldest = Infinity;
 
-  private constructor(before: Tables, portal: string | undefined, loadNote?: string) {
+  private constructor(before: Tables, portal: string | undefined, loadNote?: string, loadMissing = false) {
     this.before = before;
     this.portal = portal;
     this.loadNote = loadNote;
+    this.loadMissing = loadMissing;
   }
 
   /** An empty cache (first run, or tests). */
@@ -72,7 +75,8 @@ export class CrawlCache {
       loaded = (await loadLines(file)) ?? loadWhole(await readFile(file, 'utf8'));
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      return CrawlCache.empty(missing ? `no crawl cache at ${file} yet: full crawl` : `cannot read ${file} (${(error as Error).message}): full crawl`, portal);
+      if (missing) return new CrawlCache(new Tables(), portal, `no crawl cache at ${file} yet: full crawl`, true);
+      return CrawlCache.empty(`cannot read ${file} (${(error as Error).message}): full crawl`, portal);
     }
     if (loaded === 'corrupt') return CrawlCache.empty(`${file} is corrupt (not JSON): ignoring it, full crawl`, portal);
     if (loaded === 'malformed') {

@@ -22,12 +22,12 @@ export interface RenderedGroup {
 export type RenderedState = ReadonlyMap<string, RenderedGroup>;
 
 /** Load the record of rendered groups; missing or unreadable gives none and a note saying why. */
-export async function loadRendered(cacheDir: string): Promise<{ state: RenderedState; note?: string }> {
+export async function loadRendered(cacheDir: string): Promise<{ state: RenderedState; note?: string; missing?: true }> {
   let text: string;
   try {
     text = await readFile(join(cacheDir, RENDERED_FILE), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: new Map(), note: 'no record of rendered calendar files: rendering them all' };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: new Map(), note: 'no record of rendered calendar files: rendering them all', missing: true };
     return { state: new Map(), note: `record of rendered calendar files unreadable (${(error as Error).message}): rendering them all` };
   }
   let state: RenderedState | undefined;

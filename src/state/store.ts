@@ -15,14 +15,14 @@ import { HistoryRecords } from './records.js';
 const HISTORY_FILE = 'history.json';
 
 /** Load event history; a missing or unreadable file gives an empty history and a note saying why. */
-export async function loadHistory(cacheDir: string): Promise<{ state: HistoryState; note?: string }> {
+export async function loadHistory(cacheDir: string): Promise<{ state: HistoryState; note?: string; missing?: true }> {
   let text: string;
   try {
     const byLine = await loadLines(join(cacheDir, HISTORY_FILE));
     if (byLine) return { state: byLine };
     text = await readFile(join(cacheDir, HISTORY_FILE), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyHistory(), note: 'no event history yet: every event is new' };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyHistory(), note: 'no event history yet: every event is new', missing: true };
     return { state: emptyHistory(), note: `event history unreadable (${(error as Error).message}): starting afresh` };
   }
   let parsed: HistoryState | undefined;

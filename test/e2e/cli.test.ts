@@ -123,10 +123,13 @@ describe('calfeed CLI', () => {
     expect(first.stderr).toMatch(/^Built output from the embedded demo portal in .*\n {2}calendars 5, events 59/m);
     expect(firstVerbose.code, firstVerbose.stderr).toBe(0);
     for (const line of [/^history: no event history yet/m, /^render record: no record/m, /^cache: no crawl cache/m]) expect(firstVerbose.stderr).toMatch(line);
-    // A damaged record of the last build: the build starts over, and says why only when asked.
+    // Damaged state is not bookkeeping: it explains a slower build, so it is said without --verbose.
     await writeFile(join(plain, '.calfeed-cache', 'last-build.json'), '{');
-    const again = await runCli(['build', '--verbose'], { cwd: plain });
+    await writeFile(join(plain, '.calfeed-cache', 'history.json'), '{');
+    const again = await runCli(['build'], { cwd: plain });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/^last build: record of the last build corrupt/m);
+    expect(again.stderr).toMatch(/^history: event history corrupt/m);
+    expect(again.stderr).not.toMatch(/^(render record|cache): /m);
   });
 });

@@ -31,7 +31,7 @@ describe('record of rendered calendar files', () => {
 
   it('reads a missing, truncated, foreign or malformed file as no record, and says so', async () => {
     const file = path.join(dir, 'rendered.json');
-    expect(await loadRendered(dir)).toEqual({ state: new Map(), note: expect.stringMatching(/no record/) });
+    expect(await loadRendered(dir)).toEqual({ state: new Map(), note: expect.stringMatching(/no record/), missing: true });
     const bad = [
       '{"version":1,"groups":{\n"index":{"input":"k","files":{}}',
       '{"version":2,"groups":{}}',
