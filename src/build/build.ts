@@ -224,7 +224,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     // Taken from the staged files before they become --out.
     const renderedState = calendarFiles.state();
 
-    const published: PublishResult = await publish(staging, outDir);
+    const published: PublishResult = await publish(staging, outDir, { onWarning: (m) => log.warn(m) });
     staging = undefined;
     for (const file of prepared.splice(0)) await file.commit();
     await saveRendered(config.cacheDir, renderedState);

@@ -10,7 +10,7 @@ const DIGEST = 32;
 const CHANGED = 1;
 const MARKED = 2;
 const PENDING = 4;
-// Kept unchanged, with nothing on disk in staging yet: publish links it, or moves its whole folder.
+// Kept unchanged, with nothing on disk in staging yet: publish links it from the published copy.
 const DEFERRED = 8;
 const HEX = /^[0-9a-f]{64}$/;
 
@@ -177,6 +177,11 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   /** deferred() by slotOf() number. */
   deferredAt(slot: number): boolean {
     return (this.flags[slot]! & (DEFERRED | PENDING)) === DEFERRED;
+  }
+
+  /** changed() by slotOf() number: the file was written to staging (new bytes), not linked. */
+  changedAt(slot: number): boolean {
+    return (this.flags[slot]! & (CHANGED | PENDING)) === CHANGED;
   }
 
   /** Every path with its slot, reserved (listed: false) as well as listed ones, in insertion order. */

@@ -36,7 +36,8 @@ export {
 export { assertSafeRelPath } from './rel-path.js';
 export { outputFolder } from './siblings.js';
 export { assertReplaceable, createStaging, discard, type StagedFile, type Staging, type StagingOptions } from './staging.js';
-export { publish, type PublishOptions, type PublishResult, recover, type SwapStep } from './swap.js';
+export { publish, type PublishOptions, type PublishResult, type SwapStep } from './swap.js';
+export { recover } from './recover.js';
 export { contentProblem, icalProblem } from './content-check.js';
 export { verifyStaging, type VerifyOptions } from './verify.js';
 export { xmlProblem } from './xml-check.js';

@@ -3,48 +3,45 @@
 // rename stays on one file system and so a CDN sync of --out never uploads them.
 
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readlink, realpath } from 'node:fs/promises';
+import { lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import { errno } from './fs-util.js';
 
 export interface Siblings {
-  /** Absolute output folder. */
+  /** Absolute output folder (or the symbolic link to it, see outputFolder). */
   outDir: string;
   /** Its parent folder. */
   parent: string;
   /** `.<basename>.calfeed-lock` */
   lock: string;
-  /** `.<basename>.calfeed-journal` */
-  journal: string;
   /** Name prefix of staging folders: `.<basename>.calfeed-staging-` */
   stagingPrefix: string;
   /** Name prefix of backups of the previous output: `.<basename>.calfeed-old-` */
   backupPrefix: string;
+  /** Name prefix of the numbered output folders a symbolic link --out points at: `.<basename>.calfeed-gen-` */
+  generationPrefix: string;
+  /** Name prefix of the temporary link renamed over a symbolic link --out: `.<basename>.calfeed-link-` */
+  linkPrefix: string;
 }
 
 /**
- * The folder a build publishes into: `out` made absolute, and when it is (or lies under) a symbolic
- * link, the real folder. Publishing renames folders, and a rename moves a link, not what it leads
- * to: the new output would replace the link, and the old one would be deleted through it. Resolved,
- * the swap happens at the real folder and the link keeps leading to the published site. A missing
- * `out` is itself; a link to nothing is refused, since there is no folder to publish into.
+ * The path a build publishes at: `out` made absolute, with the folders above it resolved to real
+ * ones. When `out` itself is a symbolic link to a folder, the link is kept as the path: publishing
+ * then makes a new folder beside it and points the link there in one atomic rename (swap.ts). A
+ * link to nothing is refused, since there is no published output to start from.
  */
 export async function outputFolder(out: string): Promise<string> {
   const abs = path.resolve(out);
-  try {
-    return await realpath(abs);
-  } catch (error) {
-    if (errno(error) !== 'ENOENT') throw error;
-  }
-  const info = await lstat(abs).catch(() => undefined);
-  if (info?.isSymbolicLink()) {
+  const parent = await realpath(path.dirname(abs)).catch(() => path.dirname(abs));
+  const at = path.join(parent, path.basename(abs));
+  const info = await lstat(at).catch(() => undefined);
+  if (info?.isSymbolicLink() && (await stat(at).catch(() => undefined)) === undefined) {
     throw new ConfigError(
-      `The output folder ${abs} is a symbolic link to ${await readlink(abs)}, which does not exist. ` +
+      `The output folder ${abs} is a symbolic link to ${await readlink(at)}, which does not exist. ` +
         'Create that folder, or point --out at a folder.',
     );
   }
-  return abs;
+  return at;
 }
 
 /** Resolve outDir (relative to the working folder) and name its helper siblings. */
@@ -68,9 +65,10 @@ export function siblingsOf(outDir: string): Siblings {
     outDir: abs,
     parent,
     lock: path.join(parent, `.${base}.calfeed-lock`),
-    journal: path.join(parent, `.${base}.calfeed-journal`),
     stagingPrefix: `.${base}.calfeed-staging-`,
     backupPrefix: `.${base}.calfeed-old-`,
+    generationPrefix: `.${base}.calfeed-gen-`,
+    linkPrefix: `.${base}.calfeed-link-`,
   };
 }
 

@@ -2,9 +2,9 @@
 // a file whose bytes equal the published copy (same SHA-256 and size as in --out's manifest.json)
 // is kept as that copy, so an unchanged build keeps every byte and mtime of --out and a CDN sync
 // uploads nothing. Keeping is deferred until publish: nothing is made in staging for such a file
-// during the build, so that a folder of --out whose files are all kept can be moved into staging
-// whole (carry.ts); the other kept files are hard-linked then (or copied with their old mtime).
-// Only sizes and hashes stay in memory, never contents: builds reach 100,000+ files.
+// during the build; publish hard-links it then from --out (or copies it with its old mtime), and
+// never moves or removes anything in --out. Only sizes and hashes stay in memory, never contents:
+// builds reach 100,000+ files.
 
 import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
@@ -13,7 +13,6 @@ import path from 'node:path';
 import { CalfeedError, ConfigError } from '../errors.js';
 import { paths } from '../paths.js';
 import { chunkCheckFor, type ChunkCheck } from './content-check.js';
-import { type CarryPlan, checkFolders, cleanFolders, folderOf } from './carry.js';
 import { FileTable } from './file-table.js';
 import { PathClaims } from './path-claims.js';
 import { errno, Limiter, readHead, sha256Digest } from './fs-util.js';
@@ -99,32 +98,30 @@ export async function createStaging(outDir: string, options: StagingOptions = {}
   return new DirStaging(dir, s.outDir, options);
 }
 
-// Staging folders that hold folders moved out of --out which could not be moved back: discard()
-// must not delete them. The publish journal lists the folders; the next run's recover() returns them.
-const holdingPublished = new Set<string>();
-
-/** Mark (or unmark) a staging folder as holding folders of --out; see holdingPublished. */
-export function holdsPublished(staging: Staging, holds: boolean): void {
-  if (holds) holdingPublished.add(staging.dir);
-  else holdingPublished.delete(staging.dir);
-}
-
 /** Remove a staging folder after a failure; outDir is untouched. */
 export async function discard(staging: Staging): Promise<void> {
   // The writer finishes what it was given first: nothing may be written into the folder being removed.
   if (staging instanceof DirStaging) await staging.close();
-  if (!holdingPublished.has(staging.dir)) await rm(staging.dir, { recursive: true, force: true });
+  await rm(staging.dir, { recursive: true, force: true });
   liveStagings.delete(staging.dir);
 }
 
 /**
- * At publish, before verify: decide which folders of --out to carry over whole (see carry.ts),
- * then link (or copy) every other deferred file into staging, and make the parent folders the
- * carried ones will be moved into. After this the staging folder is complete but for the carried
- * folders, which swap moves in under its journal.
+ * At publish, before verify: link (or copy) every deferred file into staging from --out, which
+ * stays as it is. After this the staging folder is the complete new output.
  */
-export async function prepareCarry(staging: Staging): Promise<CarryPlan> {
-  return staging instanceof DirStaging ? staging.prepareCarry() : { folders: [], present: new Uint8Array(0) };
+export async function linkKept(staging: Staging): Promise<void> {
+  if (staging instanceof DirStaging) await staging.linkKept();
+}
+
+/**
+ * What publish flushes to disk before the commit (durable.ts): the files whose bytes were written
+ * into staging (every file, when unchanged ones had to be copied), and every folder of it, the
+ * staging folder last. Absolute paths, made as they are read.
+ */
+export function toFlush(staging: Staging): { files: Iterable<string>; folders: Iterable<string> } {
+  if (!(staging instanceof DirStaging)) return { files: [], folders: [staging.dir] };
+  return { files: staging.writtenFiles(), folders: staging.folders() };
 }
 
 /**
@@ -138,7 +135,7 @@ export async function publishedFiles(staging: Staging): Promise<ReadonlyMap<stri
 
 /** Mark a staging as used up (it has become outDir): later writes throw. */
 export function sealStaging(staging: Staging): void {
-  // prepareCarry() has already drained and stopped the writer thread.
+  // linkKept() has already drained and stopped the writer thread.
   if (staging instanceof DirStaging) void staging.close();
   liveStagings.delete(staging.dir);
 }
@@ -211,7 +208,8 @@ class DirStaging implements Staging {
   // them and streamed files are made synchronously here, new files by `writer`.
   private readonly copies = new Limiter(32);
   private closed = false;
-  private warnedCopy = false;
+  // Whether an unchanged file was copied rather than linked (no hard links): its bytes are new too.
+  private copied = false;
   private published: Promise<PublishedIndex> | undefined;
   private index: PublishedIndex | undefined;
   // --out's manifest without its file list, when the index came from it (else undefined).
@@ -328,40 +326,15 @@ class DirStaging implements Staging {
     return true;
   }
 
-  /** See prepareCarry(). */
-  async prepareCarry(): Promise<CarryPlan> {
-    this.assertOpen('the carried folders');
+  /** See linkKept(). */
+  async linkKept(): Promise<void> {
+    this.assertOpen('the kept files');
     // Every write has resolved by now (publish comes after them); the thread is not needed again.
     await this.writer.stop();
-    const index = this.index ?? (await this.publishedIndex());
-    // Deferred files exist only where the manifest was read (see commit and keep). Folders are
-    // moved only within one file system: --out a symlink to (or a mount of) another would make
-    // every move fail with EXDEV, where linking falls back to copying.
-    const plan =
-      index === 'unknown' || this.indexManifest === undefined || !sameFileSystem(this.outDir, this.dir)
-        ? { folders: [], present: new Uint8Array(this.staged.slotCount()) }
-        : checkFolders(this.outDir, cleanFolders(index, this.staged), this.staged);
-    const carried = new Set(plan.folders);
-    // Per folder of a deferred file: inside a carried folder? Found once per folder.
-    const inside = new Map<string, boolean>();
-    const isCarried = (folder: string): boolean => {
-      let answer = inside.get(folder);
-      if (answer === undefined) {
-        answer = folder !== '' && (carried.has(folder) || isCarried(folderOf(folder)));
-        inside.set(folder, answer);
-      }
-      return answer;
-    };
     const copying: Array<Promise<void>> = [];
     for (const { relPath, slot, listed } of this.staged.slots()) {
       if (!listed || !this.staged.deferredAt(slot)) continue;
-      const folder = folderOf(relPath);
-      if (isCarried(folder)) {
-        // Moved in with its folder, which was checked to hold it; else it is gone from --out.
-        if (plan.present[slot] === 1) continue;
-        throw this.missingPublished(relPath, Object.assign(new Error('missing'), { code: 'ENOENT' }));
-      }
-      this.ensureDir(folder);
+      this.ensureDir(folderOf(relPath));
       let copy: Promise<void> | undefined;
       try {
         copy = this.linkOrCopy(this.publishedPath(relPath), this.stagedPath(relPath));
@@ -374,8 +347,26 @@ class DirStaging implements Staging {
       if (copying.length >= 256) await Promise.all(copying.splice(0));
     }
     await Promise.all(copying);
-    for (const folder of plan.folders) this.ensureDir(folderOf(folder));
-    return plan;
+  }
+
+  /** See toFlush(). */
+  *writtenFiles(): Generator<string> {
+    for (const { relPath, slot, listed } of this.staged.slots()) {
+      if (listed && (this.copied || this.staged.changedAt(slot))) yield this.stagedPath(relPath);
+    }
+  }
+
+  /** See toFlush(): each folder once, from the staged paths (no walk), the staging folder last. */
+  *folders(): Generator<string> {
+    const seen = new Set<string>();
+    for (const { relPath, listed } of this.staged.slots()) {
+      if (!listed) continue;
+      for (let f = folderOf(relPath); f !== '' && !seen.has(f); f = folderOf(f)) {
+        seen.add(f);
+        yield this.stagedPath(f);
+      }
+    }
+    yield this.dir;
   }
 
   private missingPublished(relPath: string, error: unknown): unknown {
@@ -436,8 +427,8 @@ class DirStaging implements Staging {
     // The manifest does not list itself: compare its bytes.
     const listed = index !== 'unknown' && relPath !== paths.manifest();
     const same = listed ? listedSame(index, relPath, published, bytes.length, hash) : sameBytes(published, bytes);
-    // Same as listed in the published manifest: deferred to publish (top-level files are few, and
-    // --out itself is never carried, so they are linked now).
+    // Same as listed in the published manifest: deferred to publish (top-level files are few: they
+    // are linked now).
     if (same && listed && folder !== '') {
       this.staged.set(relPath, bytes.length, hash, false, true);
       return;
@@ -660,8 +651,8 @@ class DirStaging implements Staging {
       // EEXIST: a bug (two writers); ENOENT: the published copy is gone. Neither means "no links".
       const code = errno(error);
       if (code === 'EEXIST' || code === 'ENOENT') throw error;
-      if (!this.warnedCopy) {
-        this.warnedCopy = true;
+      if (!this.copied) {
+        this.copied = true;
         this.options.onWarning?.(
           `Hard links are not available beside ${this.outDir} (${errno(error) ?? 'error'}); copying unchanged files and keeping their modification times.`,
         );
@@ -680,6 +671,12 @@ class DirStaging implements Staging {
 const LOWER_CASE = 1;
 const MADE = 2;
 const QUEUED = 4;
+
+/** The folder of a relative path ('' for a top-level file). */
+function folderOf(relPath: string): string {
+  const slash = relPath.lastIndexOf('/');
+  return slash < 0 ? '' : relPath.slice(0, slash);
+}
 
 /** The claim key for a path: the path itself when it is already lower case (no second string). */
 function lowerKey(p: string): string {
@@ -719,16 +716,6 @@ async function readPublishedIndex(outDir: string): Promise<{ index: PublishedInd
     // --out, so no output file is published yet.
     if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return { index: new FileTable() };
     return { index: 'unknown' }; // unreadable or damaged: fall back to comparing bytes
-  }
-}
-
-/** Whether outDir is a real folder (not a symlink) on the same device as the staging folder. */
-function sameFileSystem(outDir: string, stagingDir: string): boolean {
-  try {
-    const out = lstatSync(outDir);
-    return out.isDirectory() && out.dev === lstatSync(stagingDir).dev;
-  } catch {
-    return false; // gone since the build read its manifest: linking the kept files will say so
   }
 }
 

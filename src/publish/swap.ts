@@ -1,28 +1,31 @@
-// Replacing --out with the verified staging folder, and repairing what a killed build left.
+// Making the verified staging folder the published output, in one commit step that never touches
+// the live tree before it.
 //
-// The guarantee, honestly: Node has no renameat2(RENAME_EXCHANGE), so the swap is two renames,
-// --out -> backup, then staging -> --out, recorded beforehand in a journal file beside --out.
-// Before them, folders of --out whose files are all unchanged (carry.ts) are moved into staging,
-// one rename each, also listed in the journal first. No file inside --out is ever modified in
-// place, and a run that fails or dies before the second rename is rolled back (the moved folders
-// moved back, at once or by the next run's recover()), so --out is always either the complete old
-// output or the complete new one. Between the two renames (microseconds) --out does not exist:
-// a server reading the folder directly may answer 404 for that instant, and if the process dies
-// exactly there, the next run's recover() puts the old output back (it does not guess that the
-// unfinished build was wanted). Files are not fsynced, except the journal when it lists moves: a
-// power loss, unlike a killed process, may lose recent writes on some file systems, but must not
-// lose the record of where the old output's folders are.
+// Staging is the complete new output, built beside --out: new files written, unchanged ones
+// hard-linked from --out (staging.ts), nothing moved or removed in --out. It is verified, then
+// made durable (durable.ts), then made current in one step:
+// - --out a folder (the default): two renames, --out -> backup, staging -> --out. Node has no
+//   renameat2(RENAME_EXCHANGE), so for the instant between them (microseconds) --out does not exist:
+//   a server reading the folder may answer 404 then, and a process killed exactly there leaves the
+//   backup, which the next run's recover() puts back. At no other instant is a file missing.
+// - --out a symbolic link: the staging folder is renamed to a new numbered generation beside the
+//   link, and a new link to it is renamed over --out, which is atomic: a reader finds the old site
+//   or the new one, never neither (generations.ts).
+// The second rename (or the link's) is the commit point: before it --out is exactly as it was;
+// after it the new site is published, and what is left (removing the old output, flushing the
+// parent folder) can only warn, never undo it.
 
-import { copyFile, link, lstat, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, lstat, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
+import { flushAll, flushFolder } from './durable.js';
 import { FileTable } from './file-table.js';
 import { errno, removeTree, walkFiles } from './fs-util.js';
-import { type Journal, readJournal, returnFolders, writeJournal } from './journal.js';
+import { commitFailed, flipLink, isLinkMode, removeOldGenerations } from './generations.js';
 import { scanManifest } from './manifest.js';
-import { isProcessAlive, pidOfName, type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
-import { assertReplaceable, holdsPublished, isLiveStaging, prepareCarry, publishedFiles, sealStaging, type Staging } from './staging.js';
+import { type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
+import { assertReplaceable, linkKept, publishedFiles, sealStaging, type Staging, toFlush } from './staging.js';
 import { verifyStaging } from './verify.js';
 
 export interface PublishResult {
@@ -36,33 +39,43 @@ export interface PublishResult {
   files: number;
 }
 
-/** Points of the swap, in order ('moved' once per carried folder); see PublishOptions.onStep. */
-export type SwapStep = 'verified' | 'journal' | 'moved' | 'backup' | 'swapped';
+/**
+ * Points of publishing, in order: staging checked, flushed to disk, the commit begins (the last
+ * point a signal can stop it), the old output moved aside ('backup', folder mode) or the new
+ * generation named ('generation', link mode), the new output current ('swapped').
+ */
+export type SwapStep = 'verified' | 'synced' | 'committing' | 'backup' | 'generation' | 'swapped';
 
 export interface PublishOptions {
+  /** Checked up to the commit; from 'committing' on, publishing is not stopped. */
   signal?: AbortSignal;
   /**
-   * Called after each step of the swap; for 'moved', with the folder just moved from --out into
-   * staging. An exception thrown here stops the swap on the spot, with no rollback, exactly like a
-   * crash at that point (the tests use it to prove recover()).
+   * Called after each step. An exception thrown here stops publishing on the spot, with no
+   * rollback, exactly like a crash at that point (the tests use it to prove recover()).
    */
-  onStep?: (step: SwapStep, folder?: string) => void;
+  onStep?: (step: SwapStep) => void;
+  /** What went wrong after the commit (the new site is published all the same). */
+  onWarning?: (message: string) => void;
 }
 
-/**
- * Verify staging, carry unchanged folders of outDir over and replace outDir with it in one step
- * (journaled renames); counts written/unchanged/removed.
- */
+/** Verify staging, make it durable and make it --out in one commit step; counts written/unchanged/removed. */
 export async function publish(staging: Staging, outDir: string, options: PublishOptions = {}): Promise<PublishResult> {
   const s = siblingsOf(outDir);
   if (path.dirname(staging.dir) !== s.parent || !path.basename(staging.dir).startsWith(s.stagingPrefix)) {
     throw new CalfeedError('BUILD', `The staging folder ${staging.dir} was not created for ${s.outDir}; create it with createStaging(outDir).`);
   }
+  try {
+    return await commitStaging(staging, s, options);
+  } finally {
+    // Published, or failed for good: either way never used again, so recover() may sweep it.
+    sealStaging(staging);
+  }
+}
+
+async function commitStaging(staging: Staging, s: Siblings, options: PublishOptions): Promise<PublishResult> {
   const next = staging.files();
-  // Deferred files are linked into staging now, except those in folders that will be moved whole;
-  // those were checked in --out (present) and are moved in by swap().
-  const carry = await prepareCarry(staging);
-  await verifyStaging(staging.dir, { staged: next, present: carry.present });
+  await linkKept(staging);
+  await verifyStaging(staging.dir, { staged: next });
   options.onStep?.('verified');
   await assertReplaceable(s.outDir);
   await carryOverDotfiles(s.outDir, staging.dir);
@@ -72,10 +85,68 @@ export async function publish(staging: Staging, outDir: string, options: Publish
   else for (const info of next.values()) if (info.changed) written++;
   const removed = await countRemoved(s.outDir, next, await publishedFiles(staging));
 
+  const flush = toFlush(staging);
+  await flushAll(flush.files, flush.folders);
+  options.onStep?.('synced');
+  const linkMode = await isLinkMode(s.outDir);
+  // The last check and the commit's start are one synchronous step: a signal handled after the
+  // check finds the commit begun.
   options.signal?.throwIfAborted();
-  await swap(staging, s, carry.folders, options.onStep);
-  sealStaging(staging);
+  options.onStep?.('committing');
+  const done: Committed = linkMode ? { mode: 'link', keep: await flipLink(staging.dir, s, options.onStep) } : await renameSwap(staging.dir, s, options.onStep);
+  await afterCommit(s, done, options.onWarning);
   return { written, unchanged: next.size - written, removed, files: next.size };
+}
+
+// Folder mode: --out -> backup, staging -> --out. Returns the backup (null on a first build).
+async function renameSwap(stagingDir: string, s: Siblings, onStep: PublishOptions['onStep']): Promise<Committed> {
+  const backup = (await present(s.outDir)) ? path.join(s.parent, s.backupPrefix + uniqueSuffix()) : null;
+  if (backup !== null) {
+    try {
+      await rename(s.outDir, backup);
+    } catch (error) {
+      throw commitFailed(`Could not move ${s.outDir} aside to replace it`, error);
+    }
+  }
+  onStep?.('backup');
+  try {
+    await rename(stagingDir, s.outDir);
+  } catch (error) {
+    const what = `Could not move the new output into ${s.outDir}`;
+    // Still running, so put the old output back now rather than leave it to the next run.
+    if (backup !== null) await rename(backup, s.outDir).catch((undo: unknown) => Promise.reject(notRestored(what, error, undo, backup)));
+    throw commitFailed(what, error);
+  }
+  onStep?.('swapped');
+  return { mode: 'folder', old: backup };
+}
+
+/** What the commit left to clean up: the old output's backup, or the generations to keep. */
+type Committed = { mode: 'folder'; old: string | null } | { mode: 'link'; keep: readonly string[] };
+
+function notRestored(what: string, cause: unknown, undo: unknown, backup: string): CalfeedError {
+  return new CalfeedError(
+    'BUILD',
+    `${what} (${errno(cause) ?? String(cause)}), and moving the previous output back failed too (${errno(undo) ?? String(undo)}). ` +
+      `The next calfeed build puts it back from ${backup}; do not delete that folder.`,
+    { cause },
+  );
+}
+
+// After the commit: flush the parent (the rename itself), then remove the old output. The new site
+// is published whatever happens here, so a failure is a warning; the next run's recover()
+// removes what was left.
+async function afterCommit(s: Siblings, done: Committed, onWarning: PublishOptions['onWarning']): Promise<void> {
+  const warn = (what: string, error: unknown): void => onWarning?.(`The new site is published, but ${what} failed (${errno(error) ?? String(error)}).`);
+  await flushFolder(s.parent).catch((error: unknown) => warn(`flushing ${s.parent} to disk`, error));
+  try {
+    // 300,000 files at 100,000 events. removeTree takes each entry's type from its folder listing,
+    // where rm -r lstats every entry and tries rmdir on each folder twice.
+    if (done.mode === 'folder' && done.old !== null) await removeTree(done.old);
+    if (done.mode === 'link') await removeOldGenerations(s, done.keep);
+  } catch (error) {
+    warn('removing the previous output (the next build retries)', error);
+  }
 }
 
 // Top-level dot files of the published folder that calfeed did not write (.gitkeep, .gitignore,
@@ -93,7 +164,7 @@ async function carryOverDotfiles(outDir: string, stagingDir: string): Promise<vo
     if (!name.startsWith('.')) continue;
     const from = path.join(outDir, name);
     const to = path.join(stagingDir, name);
-    if (!(await lstat(from)).isFile() || (await exists(to))) continue;
+    if (!(await lstat(from)).isFile() || (await present(to))) continue;
     await link(from, to).catch(() => copyFile(from, to));
   }
 }
@@ -119,178 +190,13 @@ async function countRemoved(outDir: string, next: ReadonlyMap<string, unknown>, 
   return removed;
 }
 
-async function swap(staging: Staging, s: Siblings, folders: readonly string[], onStep: PublishOptions['onStep']): Promise<void> {
-  const stagingDir = staging.dir;
-  const hadOutput = await exists(s.outDir);
-  const backupName = hadOutput ? s.backupPrefix + uniqueSuffix() : null;
-  const backup = backupName === null ? null : path.join(s.parent, backupName);
-  const moves = hadOutput ? folders : [];
-  await writeJournal(s, { staging: path.basename(stagingDir), backup: backupName, moves: [...moves] });
-  onStep?.('journal');
-  // From the first move until the swap, staging holds part of the published output: a failure
-  // moves it back (rollBack), and until then discard() must not delete the staging folder.
-  if (moves.length > 0) holdsPublished(staging, true);
-  for (const [i, folder] of moves.entries()) {
-    try {
-      await rename(path.join(s.outDir, folder), path.join(stagingDir, folder));
-    } catch (error) {
-      await rollBack(staging, s, moves.slice(0, i), error, `Could not move the unchanged folder ${folder} of ${s.outDir} into the new output`);
-    }
-    onStep?.('moved', folder);
-  }
-  if (backup !== null) {
-    try {
-      await rename(s.outDir, backup);
-    } catch (error) {
-      await rollBack(staging, s, moves, error, `Could not move ${s.outDir} aside to replace it`);
-    }
-  }
-  onStep?.('backup');
+/** Whether anything is at p (lstat: a symbolic link counts, even one leading nowhere). */
+export async function present(p: string): Promise<boolean> {
   try {
-    await rename(stagingDir, s.outDir);
-  } catch (error) {
-    // Still running, so roll back now rather than leave it to the next run.
-    if (backup !== null) await rename(backup, s.outDir);
-    await rollBack(staging, s, moves, error, `Could not move the new output into ${s.outDir}`);
-  }
-  holdsPublished(staging, false);
-  onStep?.('swapped');
-  // The old output, without the folders carried over: 300,000 files at 100,000 events when nothing
-  // could be carried. removeTree takes each entry's type from its folder listing, where rm -r
-  // lstats every entry and tries rmdir on each folder twice.
-  if (backup !== null) await removeTree(backup);
-  await rm(s.journal, { force: true });
-}
-
-// A step of the swap failed while the old output was whole at --out but for the folders `moved`
-// into staging: move them back, drop the journal and fail with `what` and the cause. When they
-// cannot be moved back either, the journal stays (the next run's recover() moves them back) and so
-// does the staging folder that holds them.
-async function rollBack(staging: Staging, s: Siblings, moved: readonly string[], cause: unknown, what: string): Promise<never> {
-  const code = errno(cause) ?? String(cause);
-  try {
-    await returnFolders(staging.dir, s.outDir, moved);
-  } catch (error) {
-    const why = error instanceof CalfeedError ? error.message : (errno(error) ?? String(error));
-    throw new CalfeedError(
-      'BUILD',
-      `${what} (${code}), and moving the folders already moved back into it failed too (${why}). ` +
-        `${s.outDir} lacks those folders until the next calfeed build, which moves them back from ${staging.dir} as ${s.journal} lists; ` +
-        'do not delete either before then.',
-      { cause },
-    );
-  }
-  holdsPublished(staging, false);
-  await rm(s.journal, { force: true });
-  throw new CalfeedError('BUILD', `${what} (${code}); the previous output was kept as it was.`, { cause });
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
+    await lstat(p);
     return true;
   } catch (error) {
     if (errno(error) === 'ENOENT') return false;
     throw error;
-  }
-}
-
-/** Repair what a killed build left beside outDir (interrupted swap, stale staging and backups); call with the lock held. Returns notes for the log. */
-export async function recover(outDir: string): Promise<string[]> {
-  const s = siblingsOf(outDir);
-  const notes: string[] = [];
-  if (!(await exists(s.parent))) return notes;
-
-  const journal = await readJournal(s);
-  if (journal === 'corrupt') {
-    notes.push(`Ignored an unreadable publish journal ${s.journal}.`);
-    await rm(s.journal, { force: true });
-  } else if (journal !== undefined) {
-    await rollBackInterrupted(s, journal, notes);
-  }
-
-  await sweep(s, notes);
-  return notes;
-}
-
-// What the journal says about an interrupted publish. While its staging folder exists the swap
-// did not finish, and the interrupted build is never published (recover() rolls back, it does not
-// guess): the folders moved out of the old output go back into it, wherever it is (--out, or the
-// backup between the two renames), then the backup becomes --out again. Each step checks what is
-// where first, so a recovery that is itself interrupted is simply run again. Once the staging
-// folder is gone (it became --out), only the backup is left to remove.
-async function rollBackInterrupted(s: Siblings, journal: Journal, notes: string[]): Promise<void> {
-  const stagingDir = path.join(s.parent, journal.staging);
-  const backup = journal.backup === null ? null : path.join(s.parent, journal.backup);
-  if (await exists(stagingDir)) {
-    const home = (await exists(s.outDir)) ? s.outDir : backup !== null && (await exists(backup)) ? backup : null;
-    if (home === null && journal.moves.length > 0) {
-      throw new CalfeedError(
-        'BUILD',
-        `A build was interrupted while publishing ${s.outDir}, and neither ${s.outDir} nor its backup can be found to move ` +
-          `${journal.moves.length} folders back into from ${stagingDir}. Nothing was changed; restore ${s.outDir} by hand ` +
-          `(the folders ${s.journal} lists belong inside it), then remove ${s.journal}.`,
-      );
-    }
-    const returned = home === null ? 0 : await returnFolders(stagingDir, home, journal.moves);
-    if (home !== null && home === backup) {
-      await rename(backup, s.outDir);
-      notes.push(`A build was interrupted while publishing; restored the previous output ${s.outDir}.`);
-    } else if (returned > 0) {
-      notes.push(`A build was interrupted while publishing; moved ${returned} unchanged folder${returned === 1 ? '' : 's'} back into ${s.outDir}.`);
-    } else {
-      notes.push(`Cleaned up after a build interrupted while publishing ${s.outDir}.`);
-    }
-    await rm(stagingDir, { recursive: true, force: true });
-  } else if (!(await exists(s.outDir)) && backup !== null && (await exists(backup))) {
-    // Neither staging nor output: not a state publish leaves, but the backup is the best there is.
-    await rename(backup, s.outDir);
-    notes.push(`A build was interrupted while publishing; restored the previous output ${s.outDir}.`);
-  } else {
-    notes.push(`Cleaned up after a build interrupted while publishing ${s.outDir}.`);
-  }
-  if (backup !== null && (await exists(s.outDir))) await rm(backup, { recursive: true, force: true });
-  await rm(s.journal, { force: true });
-}
-
-// Leftovers without a journal: staging folders of killed builds, backups whose removal was cut
-// short, and temp files of the lock and journal.
-async function sweep(s: Siblings, notes: string[]): Promise<void> {
-  const names = await readdir(s.parent);
-  const backups: string[] = [];
-  for (const name of names) {
-    const full = path.join(s.parent, name);
-    if (name.startsWith(s.stagingPrefix)) {
-      const pid = pidOfName(name, s.stagingPrefix);
-      if (isLiveStaging(full)) continue;
-      // A live pid other than ours may be a build that skipped the lock; leave its folder alone.
-      if (pid !== undefined && pid !== process.pid && isProcessAlive(pid)) {
-        notes.push(`Left ${full} in place: its build (pid ${pid}) is still running.`);
-        continue;
-      }
-      await rm(full, { recursive: true, force: true });
-      notes.push(`Removed ${full}, left by an interrupted build.`);
-    } else if (name.startsWith(s.backupPrefix)) {
-      backups.push(full);
-    } else if (name.startsWith(path.basename(s.lock) + '.') || name.startsWith(path.basename(s.journal) + '.')) {
-      // A temp file of the lock or journal: only ever in use for an instant by a running build.
-      const pid = Number(/-(\d+)-[0-9a-f]+$/.exec(name)?.[1]);
-      if (pid === process.pid || isProcessAlive(pid)) continue;
-      await rm(full, { force: true });
-    }
-  }
-  if (backups.length === 0) return;
-  if (!(await exists(s.outDir))) {
-    // No journal yet no output: the journal was lost. Bring back the newest backup.
-    const dated = await Promise.all(backups.map(async (b) => ({ b, mtime: (await stat(b)).mtimeMs })));
-    dated.sort((x, y) => y.mtime - x.mtime);
-    const newest = dated[0]!.b;
-    await rename(newest, s.outDir);
-    notes.push(`Restored the previous output ${s.outDir} from ${newest}.`);
-    backups.splice(backups.indexOf(newest), 1);
-  }
-  for (const b of backups) {
-    await rm(b, { recursive: true, force: true });
-    notes.push(`Removed ${b}, an old output left by an interrupted build.`);
   }
 }

@@ -36,21 +36,16 @@ export interface VerifyOptions {
    * published copy) are checked by size only, every other file is read, hashed and checked.
    */
   staged?: ReadonlyMap<string, { bytes: number; sha256: string; changed: boolean }>;
-  /**
-   * With staging's table: slots (FileTable.slotOf) of files that are not in the folder yet but were
-   * checked, with their size, where they are (folders of --out that publish moves in whole).
-   */
-  present?: Uint8Array;
 }
 
 /** Check a staged folder before publishing; throws CalfeedError('BUILD') naming the first bad file. */
 export async function verifyStaging(dir: string, options: VerifyOptions = {}): Promise<void> {
   const staged = options.staged;
-  if (staged instanceof FileTable) return verifyAgainstTable(dir, staged, options.present);
+  if (staged instanceof FileTable) return verifyAgainstTable(dir, staged);
   return verifyByReading(dir, staged);
 }
 
-async function verifyAgainstTable(dir: string, table: FileTable, present: Uint8Array | undefined): Promise<void> {
+async function verifyAgainstTable(dir: string, table: FileTable): Promise<void> {
   const manifestRel = paths.manifest();
   for (const [relPath, problem] of table.problems()) throw failure(relPath, problem);
 
@@ -102,9 +97,7 @@ async function verifyAgainstTable(dir: string, table: FileTable, present: Uint8A
 
   // The folder: only regular files, each listed and of its listed size (a hard-linked unchanged
   // file has the published copy's size; one replaced or appended to since it was staged does not).
-  // Files already checked where they are (`present`) count as on disk.
   const onDisk = new Uint8Array(table.slotCount());
-  if (present !== undefined) onDisk.set(present.subarray(0, onDisk.length));
   let files = 0;
   const stack: Array<{ abs: string; rel: string }> = [{ abs: dir, rel: '' }];
   while (stack.length > 0) {

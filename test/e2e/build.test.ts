@@ -1,6 +1,6 @@
 // Issue 2 acceptance: the real CLI against the demo portal over HTTP, checked with real parsers.
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, readlink, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -11,7 +11,7 @@ import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { findList, rawId } from '../../src/normalize/index.js';
 import { assignSegments, paths } from '../../src/paths.js';
 import { runCli, type CliResult } from '../support/cli.js';
-import { listFiles } from '../support/tree.js';
+import { listFiles, snapshotTree } from '../support/tree.js';
 
 let portal: DemoPortal;
 let work: string;
@@ -170,26 +170,31 @@ describe('calfeed build against the demo portal', () => {
 });
 
 describe('a symbolic link as --out', () => {
-  it('publishes into the folder the link leads to, keeps the link, and a rebuild finds the same folder', async () => {
+  it('publishes a new folder beside the link and flips the link to it; a rebuild keeps every file and the previous folder', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'calfeed-link-'));
     try {
       await mkdir(join(dir, 'real'));
-      await symlink(join(dir, 'real'), join(dir, 'site'));
+      await symlink('real', join(dir, 'site'));
       const args = ['build', '--base-url', portal.url, '--out', join(dir, 'site'), '--cache-dir', join(dir, 'cache'), '--time-zone', portal.timeZone, '--json'];
       const env = { CALFEED_TOKEN: portal.tokens.university };
       const first = await runCli(args, { env, cwd: dir });
       expect(first.code, first.stderr).toBe(0);
-      expect((await lstat(join(dir, 'site'))).isSymbolicLink()).toBe(true);
-      const files = await listFiles(join(dir, 'real'));
+      expect(await readlink(join(dir, 'site'))).toBe('.site.calfeed-gen-1');
+      const files = await listFiles(join(dir, 'site'));
       expect(files).toContain(paths.manifest());
       expect(files.length).toBe(JSON.parse(first.stdout).files.files);
+      // The folder the link led to is the user's: left as it was (here, empty).
+      expect(await readdir(join(dir, 'real'))).toEqual([]);
+      const before = await snapshotTree(join(dir, 'site'));
+      // Without the record of the last build, the rebuild goes through publishing (nothing changed).
+      await rm(join(dir, 'cache', 'last-build.json'));
       const second = await runCli(args, { env, cwd: dir });
       expect(second.code, second.stderr).toBe(0);
       expect(JSON.parse(second.stdout).files).toMatchObject({ written: 0, unchanged: files.length, removed: 0 });
-      expect((await lstat(join(dir, 'site'))).isSymbolicLink()).toBe(true);
-      expect(await listFiles(join(dir, 'real'))).toEqual(files);
-      // Nothing left beside either the link or the folder: no journal, backup or staging folder.
-      expect((await readdir(dir)).sort()).toEqual(['cache', 'real', 'site']);
+      expect(await readlink(join(dir, 'site'))).toBe('.site.calfeed-gen-2');
+      expect(await snapshotTree(join(dir, 'site'))).toEqual(before);
+      // Nothing else beside the link: the previous generation, no backup or staging folder.
+      expect((await readdir(dir)).sort()).toEqual(['.site.calfeed-gen-1', '.site.calfeed-gen-2', 'cache', 'real', 'site']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

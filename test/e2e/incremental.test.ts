@@ -1,12 +1,12 @@
 // Issue 5 acceptance: reruns are cheap for the portal and touch only what changed.
 import { readFile, rm, writeFile, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import path, { join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { paths } from '../../src/paths.js';
 import { runCli } from '../support/cli.js';
-import { folderInodes, snapshotTree } from '../support/tree.js';
+import { fileInodes, snapshotTree } from '../support/tree.js';
 
 let portal: DemoPortal;
 let work: string;
@@ -42,9 +42,9 @@ afterAll(async () => {
 });
 
 describe('incremental rebuilds', () => {
-  it('a rebuild of unchanged data sends only conditional list requests, writes nothing, keeps every mtime and moves folders in whole', async () => {
+  it('a rebuild of unchanged data sends only conditional list requests, writes nothing, and keeps every file as the same file', async () => {
     const before = await snapshotTree(out);
-    const foldersBefore = await folderInodes(out);
+    const inodesBefore = await fileInodes(out);
     portal.resetStats();
     const { summary } = await build();
     const stats = portal.stats();
@@ -57,12 +57,8 @@ describe('incremental rebuilds', () => {
     expect(summary.files.unchanged).toBe(before.size);
     expect(summary.eventFiles).toEqual({ rendered: 0, kept: summary.events });
     expect(await snapshotTree(out)).toEqual(before);
-    // The unchanged folders were carried over, not made again: the mirror tree and every
-    // calendar's event pages are the very folders published before.
-    const foldersAfter = await folderInodes(out);
-    const carried = ['event-calendar', ...[...foldersBefore.keys()].filter((f) => /^calendars\/[^/]+\/events$/.test(f))];
-    expect(carried.length).toBeGreaterThan(1);
-    for (const folder of carried) expect(foldersAfter.get(folder), folder).toBe(foldersBefore.get(folder));
+    // Every file is the very file published before (hard-linked into the new output), never a copy.
+    expect(await fileInodes(out)).toEqual(inodesBefore);
   });
 
   it('a rebuild of unchanged data renders no calendar file: every calendar.ics, feed and page is kept as published', async () => {
@@ -94,7 +90,7 @@ describe('incremental rebuilds', () => {
 
   it('a changed event rewrites exactly the files that depend on it', async () => {
     const before = await snapshotTree(out);
-    const foldersBefore = await folderInodes(out);
+    const inodesBefore = await fileInodes(out);
     const [[calId, evId]] = portal.changeEvents(1) as [[string, string]];
     const { summary } = await build();
     const after = await snapshotTree(out);
@@ -129,16 +125,12 @@ describe('incremental rebuilds', () => {
     expect(summary.changes.changedEvents).toBe(1);
     // Files that did not change kept their modification time.
     for (const [p, info] of after) if (!changed.includes(p)) expect(info.mtimeMs, p).toBe(before.get(p)!.mtimeMs);
-    // The other calendars' mirror folders and the other events' folders were carried over whole;
-    // the changed event's folder was made anew.
-    const foldersAfter = await folderInodes(out);
-    const others = (manifest.calendars as Array<{ slug: string }>).filter((c) => c.slug !== calSlug).map((c) => `event-calendar/${c.slug}`);
-    const eventFolders = [...foldersBefore.keys()].filter((f) => f.startsWith(`event-calendar/${calSlug}/event/`));
-    const changedFolder = path.posix.dirname(changed.find((p) => p.startsWith(`event-calendar/${calSlug}/event/`))!);
-    expect(others.length).toBeGreaterThan(0);
-    expect(eventFolders).toContain(changedFolder);
-    for (const folder of [...others, ...eventFolders.filter((f) => f !== changedFolder)]) expect(foldersAfter.get(folder), folder).toBe(foldersBefore.get(folder));
-    expect(foldersAfter.get(changedFolder)).not.toBe(foldersBefore.get(changedFolder));
+    // ...and are the very files published before (hard links); the changed ones are new files.
+    const inodesAfter = await fileInodes(out);
+    for (const [p, ino] of inodesAfter) {
+      if (changed.includes(p)) expect(ino, p).not.toBe(inodesBefore.get(p));
+      else expect(ino, p).toBe(inodesBefore.get(p));
+    }
   });
 
   it("removes a deleted event's mirror and keeps its page and .ics, cancelled, while it stays in calendar.ics", async () => {

@@ -1,12 +1,15 @@
 // Shared helpers for the publish tests: real temp folders, a small valid site, tree fingerprints.
 
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterEach, expect } from 'vitest';
 import { paths } from '../../src/paths.js';
-import { createStaging, publish, type PublishOptions, type PublishResult, writeSiteMeta } from '../../src/publish/index.js';
+import { createStaging, publish, type PublishOptions, type PublishResult, type SwapStep, writeSiteMeta } from '../../src/publish/index.js';
 import { walkFiles } from '../../src/publish/fs-util.js';
 
 const made: string[] = [];
@@ -94,3 +97,25 @@ export async function siblingNames(dir: string): Promise<string[]> {
   const { readdir } = await import('node:fs/promises');
   return (await readdir(dir)).sort();
 }
+
+const CHILD = fileURLToPath(new URL('./fixtures/child.ts', import.meta.url));
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Run the child fixture publishing siteFile into out, paused at `step`; SIGKILL it there. Returns what it said. */
+export async function killWhenPaused(out: string, siteFile: string, step: SwapStep): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, out, 'publish-pause', siteFile, step], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  let said = '';
+  child.stdout.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: string) => {
+      said += d;
+      if (said.includes('\n')) resolve();
+    });
+    child.on('exit', () => reject(new Error(`child exited before pausing: ${said}`)));
+  });
+  child.kill('SIGKILL');
+  const [, signal] = (await once(child, 'exit')) as [number | null, string | null];
+  expect(signal).toBe('SIGKILL');
+  return said;
+}
+

@@ -40,12 +40,12 @@ describe('recover', () => {
     expect(await recover(out)).toEqual([]);
   });
 
-  it('after a crash once the journal is written, keeps the old output and removes the staging', async () => {
+  it('after a crash once the new output is flushed to disk, before the commit, keeps the old output and removes the staging', async () => {
     const root = await tempDir();
     const out = path.join(root, 'out');
     await build(out, sampleSite());
     const before = await treeHash(out);
-    await crashAfter(out, 'journal');
+    await crashAfter(out, 'synced');
     expect((await siblingNames(root)).length).toBeGreaterThan(1);
 
     const notes = await recover(out);

@@ -11,7 +11,7 @@ import { paths } from '../../src/paths.js';
 import { checkOnWrite, chunkCheckFor, contentProblem, IcalScan, Utf8Stream } from '../../src/publish/content-check.js';
 import { removeTree } from '../../src/publish/fs-util.js';
 import { createStaging, discard, publish, renderManifest, type Staging, verifyStaging, writeSiteMeta } from '../../src/publish/index.js';
-import { prepareCarry } from '../../src/publish/staging.js';
+import { linkKept } from '../../src/publish/staging.js';
 import { build, CALENDARS, sampleSite, snapshot, tempDir, treeHash } from './helpers.js';
 
 const hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -306,13 +306,13 @@ describe('verify against staging table', () => {
     await build(out, sampleSite());
     const staging = await stagedSite(out);
     expect([...staging.files().values()].filter((f) => f.changed)).toEqual([]);
-    // As publish does: link the kept files (or find them in the folders it will carry over) first.
-    const { present } = await prepareCarry(staging);
-    await expect(verifyStaging(staging.dir, { staged: staging.files(), present })).resolves.toBeUndefined();
+    // As publish does: link the kept files first.
+    await linkKept(staging);
+    await expect(verifyStaging(staging.dir, { staged: staging.files() })).resolves.toBeUndefined();
     const rel = paths.site('rss.xml');
     await unlink(path.join(staging.dir, rel)); // break the link without touching the published copy
     await writeFile(path.join(staging.dir, rel), '<rss>');
-    expect(await messageOf(verifyStaging(staging.dir, { staged: staging.files(), present }))).toContain(`${rel}: it has 5 bytes`);
+    expect(await messageOf(verifyStaging(staging.dir, { staged: staging.files() }))).toContain(`${rel}: it has 5 bytes`);
     await discard(staging);
   });
 });
@@ -331,7 +331,7 @@ describe('keep() after isPublished()', () => {
     expect(await staging.isPublished(page)).toBe(true);
     expect(await staging.isPublished('calendars/arts/events/none.html')).toBe(false);
     await staging.keep(page);
-    // Deferred: nothing in staging until publish links it (or moves its folder).
+    // Deferred: nothing in staging until publish links it.
     await expect(stat(path.join(staging.dir, page))).rejects.toMatchObject({ code: 'ENOENT' });
     expect(staging.files().get(page)).toEqual({ bytes: Buffer.byteLength(sampleSite()[page]!), sha256: hex(Buffer.from(sampleSite()[page]!)), changed: false });
     await appendFile(path.join(out, ics), 'edited');
@@ -339,10 +339,9 @@ describe('keep() after isPublished()', () => {
     await staging.keep(ics);
     const edited = await readFile(path.join(out, ics));
     expect(staging.files().get(ics)).toEqual({ bytes: edited.length, sha256: hex(edited), changed: false });
-    // The edited file does not match the manifest, so it was linked at once and its folder is not
-    // carried over: the page is linked at publish.
+    // The edited file does not match the manifest, so it was linked at once; the page is linked at publish.
     expect((await stat(path.join(staging.dir, ics))).ino).toBe((await stat(path.join(out, ics))).ino);
-    expect((await prepareCarry(staging)).folders).toEqual([]);
+    await linkKept(staging);
     expect((await stat(path.join(staging.dir, page))).ino).toBe((await stat(path.join(out, page))).ino);
     await discard(staging);
   });

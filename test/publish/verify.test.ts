@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { createStaging, discard, icalProblem, type Staging, verifyStaging, writeSiteMeta, xmlProblem } from '../../src/publish/index.js';
-import { prepareCarry } from '../../src/publish/staging.js';
+import { linkKept } from '../../src/publish/staging.js';
 import { build, CALENDARS, sampleSite, tempDir } from './helpers.js';
 
 async function staged(overrides: Record<string, string> = {}): Promise<Staging> {
@@ -63,14 +63,14 @@ describe('verifyStaging', () => {
     for (const [rel, data] of Object.entries(sampleSite())) await staging.write(rel, data);
     await writeSiteMeta(staging, CALENDARS, { generator: 'calfeed test' });
     expect([...staging.files().values()].every((f) => !f.changed)).toBe(true);
-    // As publish does: link the kept files (or find them in the folders it will carry over) first.
-    const { present } = await prepareCarry(staging);
-    await expect(verifyStaging(staging.dir, { staged: staging.files(), present })).resolves.toBeUndefined();
+    // As publish does: link the kept files first.
+    await linkKept(staging);
+    await expect(verifyStaging(staging.dir, { staged: staging.files() })).resolves.toBeUndefined();
 
     const rel = paths.site('rss.xml');
     await unlink(path.join(staging.dir, rel)); // break the link without touching the published copy
     await writeFile(path.join(staging.dir, rel), '<rss>');
-    const error = await verifyStaging(staging.dir, { staged: staging.files(), present }).catch((e: unknown) => e);
+    const error = await verifyStaging(staging.dir, { staged: staging.files() }).catch((e: unknown) => e);
     expect((error as Error).message).toContain(`${rel}: it has 5 bytes`);
     await discard(staging);
   });

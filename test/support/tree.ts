@@ -28,17 +28,9 @@ export async function snapshotTree(dir: string): Promise<Map<string, { sha256: s
   return result;
 }
 
-/** Every folder below dir (POSIX paths relative to dir) and its inode: a carried-over folder keeps it. */
-export async function folderInodes(dir: string): Promise<Map<string, number>> {
+/** Every file below dir (POSIX paths relative to dir) and its inode: a file kept as it was (hard-linked) keeps it. */
+export async function fileInodes(dir: string): Promise<Map<string, number>> {
   const result = new Map<string, number>();
-  async function walk(d: string): Promise<void> {
-    for (const entry of await readdir(d, { withFileTypes: true })) {
-      if (!entry.isDirectory()) continue;
-      const full = join(d, entry.name);
-      result.set(relative(dir, full).split(sep).join('/'), (await stat(full)).ino);
-      await walk(full);
-    }
-  }
-  await walk(dir);
+  for (const file of await listFiles(dir)) result.set(file, (await stat(join(dir, file))).ino);
   return result;
 }
