@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // The calfeed command. Thin on purpose: parse arguments, call one library function, map errors to
-// exit statuses (0 built, 1 failed, 2 usage/config, 3 shrink guard). Logs go to stderr; stdout
-// carries only --json output, so CI scripts can pipe it.
+// exit statuses (0 built, 1 failed, 2 usage/config, 3 shrink guard, 130/143 stopped by SIGINT/
+// SIGTERM). Logs go to stderr; stdout carries only --json output, so CI scripts can pipe it.
 
 import { setFlagsFromString } from 'node:v8';
 import { runBuild } from './build/build.js';
 import { formatSummary } from './build/summary.js';
 import { helpText, parseCommandLine } from './cli/args.js';
-import { loadConfig } from './config/load.js';
+import { type LoadedConfig, loadConfig } from './config/load.js';
 import { CalfeedError, exitCodeFor } from './errors.js';
-import { createLogger, redactSecrets } from './log.js';
+import { createLogger, type Logger, redactSecrets } from './log.js';
 import { VERSION } from './version.js';
 
 // A build keeps little alive per event but makes a lot of short-lived text (pages, feeds, JSON).
@@ -42,25 +42,8 @@ async function main(argv: string[]): Promise<number> {
   const log = createLogger({ stream: process.stderr, quiet: config.quiet, verbose: config.verbose, secrets });
 
   switch (args.command) {
-    case 'build': {
-      const controller = new AbortController();
-      const stop = (signal: NodeJS.Signals): void => {
-        if (controller.signal.aborted) process.exit(1); // second signal: give up at once
-        log.error(`${signal} received: stopping; ${config.out} stays as it was.`);
-        controller.abort(new CalfeedError('INTERRUPTED', `Build interrupted by ${signal}; ${config.out} was left as it was.`));
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-      try {
-        const summary = await runBuild({ loaded, log, now: Date.now(), signal: controller.signal });
-        if (config.json) process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
-        log.info(formatSummary(summary));
-        return 0;
-      } catch (error) {
-        if (config.json) process.stdout.write(JSON.stringify(failure(error), null, 2) + '\n');
-        throw error;
-      }
-    }
+    case 'build':
+      return buildCommand(loaded, log);
     case 'inspect': {
       const { runInspect } = await import('./inspect/inspect.js');
       const inspection = await runInspect({ loaded, log, out: process.stdout, now: Date.now() });
@@ -115,9 +98,65 @@ function waitForSignal(): Promise<void> {
   });
 }
 
-function failure(error: unknown): object {
+/** Exit statuses of a build stopped by a signal before its commit point (128 + the signal's number). */
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * `calfeed build`, and what a signal does to it. Before the commit point a signal stops it (exit
+ * 130/143, --out as it was); a second one exits at once. From the commit step on, signals no
+ * longer cancel anything: the new site is published, the state saved, and the exit is 0. Every
+ * exit prints the --json object when --json is set.
+ */
+async function buildCommand(loaded: LoadedConfig, log: Logger): Promise<number> {
+  const { config } = loaded;
+  const json = (value: object): void => void (config.json && process.stdout.write(JSON.stringify(value, null, 2) + '\n'));
+  const controller = new AbortController();
+  let phase: 'building' | 'committing' | 'published' = 'building';
+  let stoppedBy: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (phase !== 'building') {
+      log.warn(
+        phase === 'committing'
+          ? `${signal} received while ${config.out} is being replaced, which cannot be stopped halfway: the new site is being published; calfeed finishes, then exits.`
+          : `${signal} received: the new site is already published at ${config.out}; calfeed is finishing (saving its state), then exits.`,
+      );
+      return;
+    }
+    const again = stoppedBy !== undefined;
+    stoppedBy = signal;
+    const error = new CalfeedError('INTERRUPTED', `Build interrupted by ${signal}; nothing was published and ${config.out} was left as it was.`);
+    if (again) {
+      // A second signal: give up at once. The commit has not begun, so --out is untouched (what
+      // is left beside it, the next build removes).
+      log.error(`${signal} received again: exiting now; ${config.out} stays as it was.`);
+      json(failure(error, signal));
+      process.exit(SIGNAL_EXIT[signal] ?? 1);
+    }
+    log.error(`${signal} received: stopping; ${config.out} stays as it was.`);
+    controller.abort(error);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    const onPhase = (next: 'committing' | 'published'): void => void (phase = next);
+    const summary = await runBuild({ loaded, log, now: Date.now(), signal: controller.signal, onPhase });
+    // Stopped, but it had nothing left to do (up to date): still a stop, --out as it was.
+    if (stoppedBy !== undefined && !summary.published) throw controller.signal.reason;
+    json(summary);
+    log.info(formatSummary(summary));
+    return 0;
+  } catch (error) {
+    json(failure(error, stoppedBy));
+    if (!(error instanceof CalfeedError && error.code === 'INTERRUPTED' && stoppedBy !== undefined)) throw error;
+    process.stderr.write(`error: ${redactSecrets(error.message, secrets)}\n`);
+    return SIGNAL_EXIT[stoppedBy] ?? 1;
+  }
+}
+
+function failure(error: unknown, signal?: NodeJS.Signals): object {
   const code = error instanceof CalfeedError ? error.code : 'INTERNAL';
-  return { ok: false, error: { code, exitCode: exitCodeFor(error), message: redactSecrets(String((error as Error)?.message ?? error), secrets) } };
+  const exitCode = code === 'INTERRUPTED' && signal !== undefined ? (SIGNAL_EXIT[signal] ?? 1) : exitCodeFor(error);
+  return { ok: false, published: false, error: { code, exitCode, message: redactSecrets(String((error as Error)?.message ?? error), secrets) } };
 }
 
 main(process.argv.slice(2)).then(

@@ -56,10 +56,19 @@ export interface BuildRun {
   log: Logger;
   /** "Now" for this build (the only clock read, done by the caller). */
   now: number;
+  /** Stops the build until its commit step begins; from then on it is not cancelled. */
   signal?: AbortSignal;
+  /**
+   * Told when publishing reaches its commit step ('committing': it will not be stopped) and when
+   * the new site is current ('published': what follows can only warn).
+   */
+  onPhase?: (phase: 'committing' | 'published') => void;
 }
 
-/** Build and publish the site; returns the summary, or throws a CalfeedError with nothing published. */
+/**
+ * Build and publish the site; returns the summary, or throws a CalfeedError with nothing
+ * published. Once the new site is current it returns (published: true), whatever fails after.
+ */
 export async function runBuild(run: BuildRun): Promise<BuildSummary> {
   const { config, token } = run.loaded;
   return withPortalSource({ config, token, now: run.now, log: run.log, doing: 'building from' }, (source) => buildFrom(run, source));
@@ -224,16 +233,17 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     // Taken from the staged files before they become --out.
     const renderedState = calendarFiles.state();
 
-    const published: PublishResult = await publish(staging, outDir, { onWarning: (m) => log.warn(m) });
+    const published: PublishResult = await publish(staging, outDir, {
+      signal,
+      onWarning: (m) => log.warn(m),
+      onStep: (step) => (step === 'committing' ? run.onPhase?.('committing') : step === 'swapped' ? run.onPhase?.('published') : undefined),
+    });
     staging = undefined;
-    for (const file of prepared.splice(0)) await file.commit();
-    await saveRendered(config.cacheDir, renderedState);
-    // Events whose own files the render did not handle, kept whole from the last build's output.
+    // The new site is current: saving the state is best effort from here (a failure only means
+    // the next build trusts less of it), and nothing may turn this build into a failure.
     const liveKept = saved ? total : gathered.reusedEvents;
-    // Last, and only once all of the above is current: it vouches for the output and the state.
-    const manifest = await manifestSha256(outDir);
-    if (manifest !== undefined) {
-      await saveLastBuild(config.cacheDir, {
+    await saveState(run, outDir, prepared.splice(0), () => saveRendered(config.cacheDir, renderedState), (manifest) =>
+      saveLastBuild(config.cacheDir, {
         inputs,
         builtAt: now,
         stableUntil: Number.isFinite(stableUntil) ? stableUntil : null,
@@ -252,8 +262,8 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
         },
         // One more than a rebuild may repeat: then it knows it cannot (checkUpToDate).
         warnings: log.warnings.slice(dataWarningsFrom, dataWarningsFrom + MAX_RECORDED_WARNINGS + 1),
-      });
-    }
+      }),
+    );
     if (saved) log.info(`Rendered from the last build's events (nothing changed at the portal); ${keptFromLastBuild} files kept as they were.`);
     else if (keptFromLastBuild > 0) log.info(`${keptFromLastBuild} files of unchanged calendars kept as they were.`);
     return toSummary({
@@ -261,6 +271,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       demo: source.demo,
       out: config.out,
       upToDate: false,
+      published: true,
       calendars: calendars.length,
       events: total,
       unreadable: gathered.unreadable,
@@ -287,6 +298,31 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     await pages?.close().catch(() => undefined);
     await client.close().catch(() => undefined);
     await lock.release().catch(() => undefined);
+  }
+}
+
+/**
+ * After the commit: make the prepared state files current, save the render record, then (last, as
+ * it vouches for the output and the state) the record of this build. A failure is a warning: the
+ * files not yet made current are dropped and no record is written, so the next build finds
+ * --out's manifest unvouched for and does not take it as up to date.
+ */
+async function saveState(
+  run: BuildRun,
+  outDir: string,
+  prepared: PreparedFile[],
+  rendered: () => Promise<void>,
+  record: (manifest: string) => Promise<void>,
+): Promise<void> {
+  try {
+    while (prepared.length > 0) await prepared.shift()!.commit();
+    await rendered();
+    const manifest = await manifestSha256(outDir);
+    if (manifest !== undefined) await record(manifest);
+  } catch (error) {
+    for (const file of prepared) await file.discard().catch(() => undefined);
+    const why = error instanceof Error ? error.message : String(error);
+    run.log.warn(`The new site is published, but saving the build state in ${run.loaded.config.cacheDir} failed (${why}); the next build redoes what it cannot trust.`);
   }
 }
 
@@ -462,6 +498,7 @@ function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClie
     demo: source.demo,
     out: config.out,
     upToDate: true,
+    published: false,
     calendars,
     events,
     unreadable,

@@ -5,6 +5,11 @@ import type { PublishResult } from '../publish/index.js';
 
 export interface BuildSummary {
   ok: true;
+  /**
+   * True when this build made --out the new site (its commit step happened); false when it left
+   * --out as it was (up to date). A failed build's --json object has false too.
+   */
+  published: boolean;
   /** The portal base URL (token redacted), or "demo". */
   source: string;
   demo: boolean;
@@ -36,7 +41,7 @@ export interface BuildSummary {
 
 /** What a finished build hands over; the fields the summary shows as they are come from it unchanged. */
 export interface SummaryInput
-  extends Pick<BuildSummary, 'demo' | 'out' | 'upToDate' | 'calendars' | 'events' | 'unreadable' | 'eventFiles' | 'calendarFiles' | 'files' | 'warnings' | 'durationMs'> {
+  extends Pick<BuildSummary, 'demo' | 'out' | 'upToDate' | 'published' | 'calendars' | 'events' | 'unreadable' | 'eventFiles' | 'calendarFiles' | 'files' | 'warnings' | 'durationMs'> {
   /** Shown as the summary's `source`. */
   baseUrl: string;
   report: CrawlReport;
@@ -48,6 +53,7 @@ export interface SummaryInput
 export function toSummary(input: SummaryInput): BuildSummary {
   return {
     ok: true,
+    published: input.published,
     source: input.baseUrl,
     demo: input.demo,
     out: input.out,

@@ -6,10 +6,14 @@
 // first written, and their new name is an entry of a flushed folder. After the commit, the parent
 // folder is flushed so the rename itself is on disk.
 //
-// Each fsync waits for the disk (on ext4 a cache flush, about 0.3 ms on a virtual disk), so they go
-// to the thread pool several at a time: one at a time took 40% longer, and the file system joins
-// concurrent flushes into one journal commit.
+// On Linux all of it is one syncfs(2) of the file system (`sync -f`, coreutils or busybox: Node has
+// no binding): each fsync waits for the disk (on ext4 a cache flush), and the 40,000 of a cold
+// 10,000-event build took 20 s on a busy 2-core VM where syncfs took 0.1 s. It also flushes what
+// other programs wrote to that file system, which they would pay for later anyway. Elsewhere, or
+// when `sync -f` fails, each file and folder is flushed, several at a time in the thread pool (one
+// at a time took 40% longer; the file system joins concurrent flushes into one journal commit).
 
+import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { errno } from './fs-util.js';
 
@@ -20,10 +24,21 @@ const IN_FLIGHT = 16;
 // there a folder is as durable as the system makes it.
 const UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EACCES', 'EINVAL', 'ENOTSUP', 'EBADF']);
 
-/** Flush every file of `files`, then every folder of `folders` (absolute paths, read lazily). */
-export async function flushAll(files: Iterable<string>, folders: Iterable<string>): Promise<void> {
+/**
+ * Flush every file of `files`, then every folder of `folders` (absolute paths, read lazily), all
+ * on the file system of `root`: at once where syncfs is available.
+ */
+export async function flushAll(root: string, files: Iterable<string>, folders: Iterable<string>): Promise<void> {
+  if (process.platform === 'linux' && (await syncFileSystem(root))) return;
   await eachAtOnce(files[Symbol.iterator](), (file) => flush(file, false));
   await eachAtOnce(folders[Symbol.iterator](), (folder) => flush(folder, true));
+}
+
+/** syncfs(2) of the file system holding `dir`; false when `sync -f` is missing or fails. */
+function syncFileSystem(dir: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile('sync', ['-f', dir], { timeout: 600_000 }, (error) => resolve(error === null));
+  });
 }
 
 /** Flush a folder's entries (after a rename in it); unsupported systems are skipped. */

@@ -86,7 +86,7 @@ async function commitStaging(staging: Staging, s: Siblings, options: PublishOpti
   const removed = await countRemoved(s.outDir, next, await publishedFiles(staging));
 
   const flush = toFlush(staging);
-  await flushAll(flush.files, flush.folders);
+  await flushAll(staging.dir, flush.files, flush.folders);
   options.onStep?.('synced');
   const linkMode = await isLinkMode(s.outDir);
   // The last check and the commit's start are one synchronous step: a signal handled after the

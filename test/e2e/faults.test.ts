@@ -153,16 +153,20 @@ describe('interruptions and concurrency', () => {
     published = await snapshotTree(out);
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('a build stopped with %s mid-crawl exits 1, says so, leaves --out as it was and nothing beside it', async (signal) => {
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('a build stopped with %s mid-crawl exits %i, says so, leaves --out as it was and nothing beside it', async (signal, status) => {
     await withPortal(
       'none',
       async (portal) => {
-        const r = await runCli(buildArgs(portal, ['--allow-shrink']), {
+        const r = await runCli(buildArgs(portal, ['--allow-shrink', '--json']), {
           env: { CALFEED_TOKEN: portal.tokens.university },
           cwd: work,
           onSpawn: signalAfterDetails(portal, 5, signal),
         });
-        expect(r.code, r.stderr).toBe(1);
+        expect(r.code, r.stderr).toBe(status);
+        expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, published: false, error: { code: 'INTERRUPTED', exitCode: status } });
         expect(r.stderr).toMatch(new RegExp(`${signal} received`));
         expect(r.stderr).toMatch(/interrupted/i);
       },
