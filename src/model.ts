@@ -100,7 +100,19 @@ export const eventStamp = (e: FeedEvent): number => e.updated ?? e.changedAt;
 // calfeed may first see an event long after the portal last changed it; a publication date later
 // than the last change reads as nonsense (Atom readers show <published>, iCalendar has CREATED).
 export const eventPublished = (e: FeedEvent): number => e.created ?? Math.min(e.firstSeen, eventStamp(e));
-export const isCancelled = (e: FeedEvent): boolean => e.status === 'cancelled' || e.removedAt !== undefined;
+export const isCancelled = (e: Pick<FeedEvent, 'status' | 'removedAt'>): boolean => e.status === 'cancelled' || e.removedAt !== undefined;
+
+/**
+ * What a calendar's list pages (index, past, widget) show of an event. A calendar of 100,000
+ * events is rendered from these, not from whole events with their descriptions and details.
+ */
+export type ListEvent = Pick<FeedEvent, 'calendarId' | 'id' | 'slug' | 'title' | 'when' | 'status' | 'removedAt'> & { location?: Pick<EventLocation, 'text'> };
+
+/** An event's ListEvent: the same values, nothing else. */
+export function listEvent(e: ListEvent): ListEvent {
+  const { calendarId, id, slug, title, when, status, removedAt, location } = e;
+  return { calendarId, id, slug, title, when, status, ...(removedAt !== undefined ? { removedAt } : {}), ...(location ? { location: { text: location.text } } : {}) };
+}
 
 /** Options every renderer shares. All pure data: no clock, no disk. */
 export interface SiteContext {

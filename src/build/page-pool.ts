@@ -3,14 +3,16 @@
 // CPU, so on a machine with a spare core it goes to worker threads and overlaps with the rest. With one core, or
 // when running from TypeScript sources (tests), pages render in-thread through the same interface.
 
+import { closeSync, openSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CalfeedError, type ErrorCode } from '../errors.js';
-import type { Calendar, FeedEvent, SiteContext } from '../model.js';
+import { type Calendar, type FeedEvent, listEvent, type SiteContext } from '../model.js';
 import type { HtmlRenderer } from '../render/html/index.js';
 import { veventText } from '../render/ical/index.js';
-import { renderSyndication } from '../render/syndication/index.js';
+import { renderFeeds } from '../render/syndication/index.js';
+import { readSpans } from './spool.js';
 import type { PageJob, PageReply, PageWorkerData } from './page-worker.js';
 
 export interface RenderedEvent {
@@ -29,14 +31,29 @@ export interface CalendarPages {
   widget: string;
 }
 
+/**
+ * A calendar's feeds and pages to render. Its events are not in the job: the thread that renders
+ * them reads them from the spool file, keeping of each only what the list pages show (ListEvent),
+ * so a calendar of 100,000 events never crosses threads or sits in memory whole.
+ */
+export interface CalendarJob {
+  cal: Calendar;
+  calendars: Calendar[];
+  /** The spool file (EventSpool.readableFile()). */
+  spool: string;
+  /** Every live event of the calendar, sorted (compareRefs): spans() of their refs. */
+  list: Float64Array;
+  /** The calendar feeds' items (what selectFeedEvents picks of them), the same way. */
+  feed: Float64Array;
+  /** newestStamp of all its events: the feeds' date when they have no items. */
+  newest: number;
+}
+
 export interface PageRenderer {
   /** Render an event's VEVENT, and its page too when `page` is true. */
   render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent>;
-  /**
-   * Render a calendar's feeds and pages from its events as spooled (JSON text, sorted): sent as
-   * text, which crosses to a worker faster than objects, and parsed there.
-   */
-  calendar(cal: Calendar, calendars: Calendar[], eventsJson: readonly string[]): Promise<CalendarPages>;
+  /** Render a calendar's feeds and pages. */
+  calendar(job: CalendarJob): Promise<CalendarPages>;
   /**
    * Stop the worker threads once their jobs are done; later renders run in this thread. For the
    * rest of a build after the crawl, which renders little (removed events' files, and any
@@ -77,15 +94,21 @@ export function renderEvent(html: HtmlRenderer, site: SiteContext, cal: Calendar
 }
 
 /** One calendar's job, done in whichever thread runs it. */
-export function renderCalendar(html: HtmlRenderer, site: SiteContext, cal: Calendar, calendars: Calendar[], eventsJson: readonly string[]): CalendarPages {
-  const events = eventsJson.map((json) => JSON.parse(json) as FeedEvent);
-  return { ...renderSyndication(cal, calendars, events, site), ...html.calendar(cal, events, site) };
+export function renderCalendar(html: HtmlRenderer, site: SiteContext, job: CalendarJob): CalendarPages {
+  const fd = openSync(job.spool, 'r');
+  try {
+    const listed = readSpans(fd, job.list, listEvent);
+    const items = readSpans(fd, job.feed, (event) => event);
+    return { ...renderFeeds(job.cal, job.calendars, items, job.newest, site), ...html.calendar(job.cal, listed, site) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function inThread(html: HtmlRenderer, site: SiteContext): PageRenderer {
   return {
     render: async (cal, event, page) => renderEvent(html, site, cal, event, page),
-    calendar: async (cal, calendars, eventsJson) => renderCalendar(html, site, cal, calendars, eventsJson),
+    calendar: async (job) => renderCalendar(html, site, job),
     stopThreads: async () => undefined,
     close: async () => undefined,
     threads: 0,
@@ -140,10 +163,10 @@ class WorkerPool implements PageRenderer {
     return this.send({ kind: 'event', id: this.nextId++, cal, event, page }) as Promise<RenderedEvent>;
   }
 
-  calendar(cal: Calendar, calendars: Calendar[], eventsJson: readonly string[]): Promise<CalendarPages> {
+  calendar(job: CalendarJob): Promise<CalendarPages> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.stopped) return this.local.calendar(cal, calendars, eventsJson);
-    return this.send({ kind: 'calendar', id: this.nextId++, cal, calendars, eventsJson }) as Promise<CalendarPages>;
+    if (this.stopped) return this.local.calendar(job);
+    return this.send({ kind: 'calendar', id: this.nextId++, job }) as Promise<CalendarPages>;
   }
 
   private send(job: PageJob): Promise<RenderedEvent | CalendarPages> {

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { CalfeedError } from '../errors.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
-import { renderCalendar, renderEvent, type CalendarPages } from './page-pool.js';
+import { type CalendarJob, renderCalendar, renderEvent, type CalendarPages } from './page-pool.js';
 
 export interface PageWorkerData {
   templates: string | undefined;
@@ -22,7 +22,7 @@ export type PageJob =
       /** False when only the VEVENT is needed (the page is kept from the last build). */
       page: boolean;
     }
-  | { kind: 'calendar'; id: number; cal: Calendar; calendars: Calendar[]; eventsJson: readonly string[] };
+  | { kind: 'calendar'; id: number; job: CalendarJob };
 
 export type PageReply =
   | { id: number; page?: string; vevent: string }
@@ -39,7 +39,7 @@ port.on('message', (job: PageJob) => {
     reply =
       job.kind === 'event'
         ? { id: job.id, ...renderEvent(html, site, job.cal, job.event, job.page) }
-        : { id: job.id, files: renderCalendar(html, site, job.cal, job.calendars, job.eventsJson) };
+        : { id: job.id, files: renderCalendar(html, site, job.job) };
   } catch (error) {
     // Only calfeed's own error codes cross over; anything else is a BUILD error on the other side.
     const code = error instanceof CalfeedError ? error.code : undefined;

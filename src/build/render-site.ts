@@ -19,7 +19,7 @@ import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
 import type { PageRenderer } from './page-pool.js';
 import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, renderEnvironment, upcomingOfRefs } from './render-keys.js';
-import { compareRefs, type EventRef, type EventSpool } from './spool.js';
+import { compareRefs, type EventRef, type EventSpool, spans } from './spool.js';
 
 /** A calendar's own files, in the order they are staged. */
 export const CALENDAR_FILES: readonly CalendarFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html', 'past.html', 'widget.html'];
@@ -112,9 +112,12 @@ export class SiteRenderer {
     const ics = icsEntries(refs, gone, cal.timeZone, site, until);
     const record = (ref: EventRef): Buffer => spool.record(ref);
     const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record, site });
-    for (const r of refs) this.newest = Math.max(this.newest, r.stamp);
-    // A calendar's first feedLimit upcoming events hold every one of the combined feeds' items, and
-    // so do the first feedLimit of those together (compareRefs orders all refs, so this is exact).
+    let newest = 0;
+    for (const r of refs) newest = Math.max(newest, r.stamp);
+    this.newest = Math.max(this.newest, newest);
+    // A calendar's first feedLimit upcoming events are its feeds' items (selectFeedEvents: compareRefs
+    // orders refs as sortByStart orders events), and the first feedLimit of those together are the
+    // combined feeds' items.
     const limit = Math.max(0, site.feedLimit);
     const candidates = refs.filter((r) => inFeedWindow(r.end, site)).slice(0, limit);
     this.feedCandidates = [...this.feedCandidates, ...candidates].sort(compareRefs).slice(0, limit);
@@ -123,7 +126,7 @@ export class SiteRenderer {
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics.
-      const rendering = pages.calendar(cal, calendars, refs.map((ref) => spool.json(ref)));
+      const rendering = pages.calendar({ cal, calendars, spool: spool.readableFile(), list: spans(refs), feed: spans(candidates), newest });
       try {
         await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(cal, calendars, site), ics, spool));
       } finally {

@@ -48,6 +48,27 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Where the JSON of each ref is in its spool: [at, bytes] pairs, for a reader in another thread (readSpans). */
+export function spans(refs: readonly EventRef[]): Float64Array {
+  const pairs = new Float64Array(refs.length * 2);
+  refs.forEach((ref, i) => {
+    pairs[2 * i] = ref.at;
+    pairs[2 * i + 1] = ref.jsonBytes;
+  });
+  return pairs;
+}
+
+/** The events at `pairs` (spans()) of the spool file open as `fd`, each given to `take`. */
+export function readSpans<T>(fd: number, pairs: Float64Array, take: (event: FeedEvent) => T): T[] {
+  const events: T[] = [];
+  for (let i = 0; i < pairs.length; i += 2) {
+    const bytes = readAt(fd, pairs[i]!, pairs[i + 1]!);
+    if (!bytes) throw new Error('internal: the event spool ended early');
+    events.push(take(JSON.parse(bytes.toString('utf8')) as FeedEvent));
+  }
+  return events;
+}
+
 /** Where a spool's bytes are: the file a build appends to, or one a build left in the cache folder. */
 interface SpoolData {
   read(at: number, length: number): Buffer;
@@ -116,6 +137,15 @@ export class EventSpool {
   /** The events of refs, in the order given. */
   events(refs: readonly EventRef[]): FeedEvent[] {
     return refs.map((ref) => JSON.parse(this.json(ref)) as FeedEvent);
+  }
+
+  /**
+   * The spool's file, with every byte appended so far written to it: another thread may read
+   * events from it by their refs (spans()) while this one goes on appending.
+   */
+  readableFile(): string {
+    if (this.data instanceof AppendFile) this.data.flush();
+    return this.file;
   }
 
   /** The event of a ref as spooled: JSON.stringify(event). */

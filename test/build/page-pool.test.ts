@@ -6,6 +6,9 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as PoolModule from '../../src/build/page-pool.js';
+import type { CalendarJob } from '../../src/build/page-pool.js';
+import type * as SpoolModule from '../../src/build/spool.js';
+import type { Calendar, FeedEvent, SiteContext } from '../../src/model.js';
 import type * as HtmlModule from '../../src/render/html/index.js';
 import type * as IcalModule from '../../src/render/ical/index.js';
 import type * as SyndicationModule from '../../src/render/syndication/index.js';
@@ -15,7 +18,17 @@ const dist = (p: string): string => new URL(`../../dist/${p}`, import.meta.url).
 const { createPageRenderer, renderCalendar } = (await import(dist('build/page-pool.js'))) as typeof PoolModule;
 const { loadHtmlRenderer } = (await import(dist('render/html/index.js'))) as typeof HtmlModule;
 const { veventText } = (await import(dist('render/ical/index.js'))) as typeof IcalModule;
-const { renderSyndication } = (await import(dist('render/syndication/index.js'))) as typeof SyndicationModule;
+const { renderSyndication, selectFeedEvents, newestStamp } = (await import(dist('render/syndication/index.js'))) as typeof SyndicationModule;
+const { EventSpool, spans } = (await import(dist('build/spool.js'))) as typeof SpoolModule;
+
+/** A calendar job for `events`, spooled into a spool file in `dir` as a build spools them. */
+function spooledJob(dir: string, cal: Calendar, events: FeedEvent[], site: SiteContext): CalendarJob {
+  const spool = EventSpool.create(dir);
+  const facts = { start: 0, end: 0, stamp: 0, pageStart: 0, pageEnd: 0, cancelled: false };
+  const refs = new Map(events.map((e) => [e.id, spool.add(e, veventText(e, site), facts)]));
+  const feed = selectFeedEvents(events, [cal], site).map((e) => refs.get(e.id)!);
+  return { cal, calendars: [cal], spool: spool.readableFile(), list: spans([...refs.values()]), feed: spans(feed), newest: newestStamp(events) };
+}
 
 describe('page renderer worker pool (compiled)', () => {
   let dir: string;
@@ -53,16 +66,18 @@ describe('page renderer worker pool (compiled)', () => {
     try {
       const cal = sampleCalendar();
       const events = Array.from({ length: 30 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
-      const json = events.map((e) => JSON.stringify(e));
+      const job = spooledJob(dir, cal, events, site);
+      // From whole events in this thread, as the renderers take them: the same bytes as from the
+      // spool, where only the feeds' items are read whole and the list pages get ListEvents.
       const expected = { ...renderSyndication(cal, [cal], events, site), ...html.calendar(cal, events, site) };
-      expect(renderCalendar(html, site, cal, [cal], json)).toEqual(expected);
+      expect(renderCalendar(html, site, job)).toEqual(expected);
       expect(expected.rss).toContain('Talk 29');
       expect(expected.index).toContain('Talk 29');
-      const [inWorker, pageAlongside] = await Promise.all([pool.calendar(cal, [cal], json), pool.render(cal, events[0]!, true)]);
+      const [inWorker, pageAlongside] = await Promise.all([pool.calendar(job), pool.render(cal, events[0]!, true)]);
       expect(inWorker).toEqual(expected);
       expect(pageAlongside.page).toBe(html.event(cal, events[0]!, site));
       await pool.stopThreads();
-      expect(await pool.calendar(cal, [cal], json)).toEqual(expected);
+      expect(await pool.calendar(job)).toEqual(expected);
     } finally {
       await pool.close();
     }

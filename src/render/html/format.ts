@@ -122,7 +122,7 @@ export function eventSpan(when: EventWhen, zone: string): { start: number; end: 
  * Events split at "now" and ordered by start (all-day events before timed ones that start at the
  * same midnight; ties by title, then id, so the order never depends on the input's).
  */
-export function splitByNow(events: FeedEvent[], zone: string, now: number): { upcoming: FeedEvent[]; past: FeedEvent[] } {
+export function splitByNow<E extends Pick<FeedEvent, 'when' | 'title' | 'id'>>(events: readonly E[], zone: string, now: number): { upcoming: E[]; past: E[] } {
   // Spans are computed once per event: zone arithmetic is the costly part on a big calendar.
   const keyed = events.map((e) => {
     const span = eventSpan(e.when, zone);

@@ -3,7 +3,7 @@
 // is pure: the same model, site and templates give the same bytes.
 
 import { CalfeedError } from '../../errors.js';
-import type { Calendar, FeedEvent, SiteContext } from '../../model.js';
+import type { Calendar, FeedEvent, ListEvent, SiteContext } from '../../model.js';
 import { paths } from '../../paths.js';
 import { loadTemplates } from './templates.js';
 import { calendarViews, eventView, indexView } from './view.js';
@@ -15,7 +15,7 @@ export interface HtmlRenderer {
   /** index.html: every calendar with its upcoming-events count (see upcomingCount) and subscribe links. */
   index(calendars: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext): string;
   /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
-  calendar(cal: Calendar, events: FeedEvent[], site: SiteContext): { index: string; past: string; widget: string };
+  calendar(cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: string; past: string; widget: string };
   /** calendars/{slug}/events/{eventSlug}.html: the whole event, with JSON-LD and an "add to calendar" link. */
   event(cal: Calendar, event: FeedEvent, site: SiteContext): string;
   /** Static assets written at the site root, keyed by output path: style.css, widget.js, page.js. */

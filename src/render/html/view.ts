@@ -2,7 +2,7 @@
 // built-in ones and users' overrides) get preformatted, already-safe values and nothing else: never
 // the config, the token or a model object with a prototype.
 
-import type { Calendar, CalendarEvent, FeedEvent, SiteContext, SiteModel } from '../../model.js';
+import type { Calendar, CalendarEvent, FeedEvent, ListEvent, SiteContext, SiteModel } from '../../model.js';
 import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import { sanitizeHtml } from '../sanitize.js';
@@ -99,7 +99,7 @@ export function pageTodayChangesAt(cal: Calendar, site: SiteContext): number {
   return nextDayKeyAt(site.now, zoneOf(cal, site));
 }
 
-function item(c: Ctx, cal: Calendar, e: FeedEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
+function item(c: Ctx, cal: Calendar, e: ListEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
   const day = eventDayKey(e.when, zone);
   return {
     title: e.title,
@@ -117,7 +117,7 @@ function item(c: Ctx, cal: Calendar, e: FeedEvent, zone: string, fromFile: strin
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
 /** The link from a calendar page to one of its events: relHref, without path arithmetic for the usual case. */
-function eventHref(cal: Calendar, e: FeedEvent, fromFile: string): string {
+function eventHref(cal: Calendar, e: Pick<ListEvent, 'slug'>, fromFile: string): string {
   // From a file directly in the calendar's folder (its index, past and widget pages), the page of
   // an event whose slug is one plain segment is always events/{slug}.html.
   const folder = paths.calendarDir(cal.slug);
@@ -132,7 +132,7 @@ function eventHref(cal: Calendar, e: FeedEvent, fromFile: string): string {
  * events that started before today (a multi-day event in progress) are listed under today, where a
  * visitor looks for them.
  */
-function groupByDay(c: Ctx, cal: Calendar, events: FeedEvent[], zone: string, fromFile: string, todayKey: string | null): DayView[] {
+function groupByDay(c: Ctx, cal: Calendar, events: readonly ListEvent[], zone: string, fromFile: string, todayKey: string | null): DayView[] {
   const days = new Map<string, DayView>();
   for (const e of events) {
     const own = eventDayKey(e.when, zone);
@@ -148,7 +148,7 @@ function groupByDay(c: Ctx, cal: Calendar, events: FeedEvent[], zone: string, fr
 }
 
 /** A calendar's events split at "now": upcoming by start, past newest first. */
-export function splitEvents(cal: Calendar, events: FeedEvent[], site: SiteContext): { upcoming: FeedEvent[]; past: FeedEvent[] } {
+export function splitEvents<E extends ListEvent>(cal: Calendar, events: readonly E[], site: SiteContext): { upcoming: E[]; past: E[] } {
   return splitByNow(events, zoneOf(cal, site), site.now);
 }
 
@@ -208,7 +208,7 @@ export function indexView(calendarList: Calendar[], upcoming: ReadonlyMap<string
 }
 
 /** Views of a calendar's index.html, past.html and widget.html. */
-export function calendarViews(cal: Calendar, events: FeedEvent[], site: SiteContext) {
+export function calendarViews(cal: Calendar, events: readonly ListEvent[], site: SiteContext) {
   const c = ctx(site);
   const zone = zoneOf(cal, site);
   const { upcoming, past } = splitEvents(cal, events, site);
