@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'BUILD' // the build could not complete (too many failures, bad template, ...)
   | 'LOCKED' // another build holds the output lock
   | 'SHRINK' // the shrink guard refused to publish
+  | 'IO' // the file system failed calfeed (disk full, read-only, permission denied; see io-error.ts)
   | 'INTERRUPTED'; // SIGINT / SIGTERM
 
 /** Base class: every error calfeed raises on purpose. */
