@@ -8,6 +8,7 @@
 
 import { closeSync, copyFileSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import { withPath } from './io-error.js';
 
 const FLUSH_BYTES = 1 << 20;
 
@@ -118,7 +119,11 @@ export class AppendFile {
   private writeOut(data: Uint8Array): void {
     const fd = this.openFd();
     let done = 0;
-    while (done < data.length) done += writeSync(fd, data, done, data.length - done, this.written + done);
+    try {
+      while (done < data.length) done += writeSync(fd, data, done, data.length - done, this.written + done);
+    } catch (error) {
+      throw withPath(error, this.file);
+    }
     this.written += data.length;
   }
 

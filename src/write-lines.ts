@@ -3,6 +3,7 @@
 
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { withPath } from './io-error.js';
 
 /** A file written beside its final name, waiting to replace it (commit) or to be dropped (discard). */
 export interface PreparedFile {
@@ -44,7 +45,8 @@ export async function preparePiecesAtomic(file: string, pieces: Iterable<string>
     }
   } catch (error) {
     await discard();
-    throw error;
+    // A failed write (ENOSPC, EIO) names no path of its own.
+    throw withPath(error, temp);
   }
   return {
     commit: async () => {

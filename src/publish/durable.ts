@@ -16,6 +16,7 @@
 import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { errno } from './fs-util.js';
+import { withPath } from '../io-error.js';
 
 /** fsyncs in flight at once (the thread pool runs 4 by default; the rest wait queued there). */
 const IN_FLIGHT = 16;
@@ -57,7 +58,8 @@ async function flush(target: string, folder: boolean): Promise<void> {
   try {
     await handle.sync();
   } catch (error) {
-    if (!folder || !UNSUPPORTED.has(errno(error) ?? '')) throw error;
+    // fsync's error (EIO, ENOSPC) names no path of its own.
+    if (!folder || !UNSUPPORTED.has(errno(error) ?? '')) throw withPath(error, target);
   } finally {
     await handle.close();
   }

@@ -11,6 +11,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { copyFile, lstat, mkdir, readdir, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError, ConfigError } from '../errors.js';
+import { withPath } from '../io-error.js';
 import { paths } from '../paths.js';
 import { chunkCheckFor, type ChunkCheck } from './content-check.js';
 import { FileTable } from './file-table.js';
@@ -808,7 +809,11 @@ class StreamedFile {
   write(bytes: Uint8Array): void {
     this.hasher.update(bytes);
     this.check?.push(bytes);
-    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at, bytes.length - at);
+    try {
+      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at, bytes.length - at);
+    } catch (error) {
+      throw withPath(error, this.target);
+    }
     if (this.published >= 0) this.compare(bytes);
     this.size += bytes.length;
   }

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkOnWrite } from './content-check.js';
 import { errno, sha256Digest } from './fs-util.js';
+import { withPath } from '../io-error.js';
 
 export interface WriteJob {
   /** Folders to make first, top down, relative to the staging folder; each may exist already. */
@@ -49,7 +50,13 @@ export function makeDirs(root: string, dirs: readonly string[]): void {
 export function runJob(root: string, job: WriteJob): JobResult {
   makeDirs(root, job.dirs);
   // 'wx': a staged path is claimed once, so an existing file means two writers (a bug) or a stray.
-  writeFileSync(underRoot(root, job.relPath), job.bytes, { flag: 'wx' });
+  const file = underRoot(root, job.relPath);
+  try {
+    writeFileSync(file, job.bytes, { flag: 'wx' });
+  } catch (error) {
+    // A failed write (ENOSPC, EIO) names no path of its own.
+    throw withPath(error, file);
+  }
   // Checked here, on the bytes in hand, so verify never reads the file back.
   const problem = checkOnWrite(job.relPath, job.bytes);
   const result: JobResult = problem === undefined ? {} : { problem };
