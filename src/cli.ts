@@ -9,6 +9,7 @@ import { formatSummary } from './build/summary.js';
 import { helpText, parseCommandLine } from './cli/args.js';
 import { type LoadedConfig, loadConfig } from './config/load.js';
 import { CalfeedError, exitCodeFor } from './errors.js';
+import { asIoError, type IoContext } from './io-error.js';
 import { createLogger, type Logger, redactSecrets } from './log.js';
 import { VERSION } from './version.js';
 
@@ -26,6 +27,14 @@ if (!process.execArgv.some((arg) => /heap[-_]growing[-_]percent/.test(arg))) {
 /** Secrets known so far, redacted from every message, including a crash's. */
 const secrets: Array<string | undefined> = [process.env.CALFEED_TOKEN];
 
+/** The command's folders, once known: a file-system fault is reported as the IO error it is (io-error.ts). */
+let ioContext: IoContext = {};
+
+/** The error as reported: a file-system fault as an IO error, anything else as it is. */
+function reported(error: unknown): unknown {
+  return asIoError(error, ioContext) ?? error;
+}
+
 async function main(argv: string[]): Promise<number> {
   const args = parseCommandLine(argv);
   if (args.command === 'help') {
@@ -39,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
   const loaded = await loadConfig(args.command, args.flags, process.env, process.cwd());
   const { config } = loaded;
   secrets.push(loaded.token);
+  ioContext = ioContextFor(args.command, loaded);
   const log = createLogger({ stream: process.stderr, quiet: config.quiet, verbose: config.verbose, secrets });
 
   switch (args.command) {
@@ -88,6 +98,23 @@ async function main(argv: string[]): Promise<number> {
       await portal.close();
       return 0;
     }
+  }
+}
+
+/** Which folder a failed path belongs to, per command, and what a failed build guarantees. */
+function ioContextFor(command: string, { config }: LoadedConfig): IoContext {
+  const out = { flag: '--out', dir: config.out, siblings: true };
+  const cacheDir = { flag: '--cache-dir', dir: config.cacheDir };
+  switch (command) {
+    case 'build':
+      // runBuild throws only before its commit step, or from a commit step undone (see build.ts).
+      return { folders: [out, cacheDir], outcome: `Nothing was published: ${config.out} was left as it was.` };
+    case 'verify':
+      return { folders: [out] };
+    case 'serve':
+      return { folders: [{ flag: '--dir', dir: config.serve.dir }] };
+    default:
+      return {};
   }
 }
 
@@ -145,7 +172,8 @@ async function buildCommand(loaded: LoadedConfig, log: Logger): Promise<number> 
     json(summary);
     log.info(formatSummary(summary));
     return 0;
-  } catch (error) {
+  } catch (caught) {
+    const error = reported(caught);
     json(failure(error, stoppedBy));
     if (!(error instanceof CalfeedError && error.code === 'INTERRUPTED' && stoppedBy !== undefined)) throw error;
     process.stderr.write(`error: ${redactSecrets(error.message, secrets)}\n`);
@@ -161,7 +189,8 @@ function failure(error: unknown, signal?: NodeJS.Signals): object {
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
-  (error: unknown) => {
+  (caught: unknown) => {
+    const error = reported(caught);
     if (error instanceof CalfeedError) {
       process.stderr.write(`error: ${redactSecrets(error.message, secrets)}\n`);
     } else {
