@@ -68,6 +68,9 @@ async function inNamespace(mountPoint: string, options: string, before: string, 
   return runCommand('unshare', ['-rm', 'sh', '-c', script], { env: { CALFEED_TOKEN: portal.tokens.university }, cwd: work });
 }
 
+/** Remount the tmpfs read-only; its options given again, or mount(8) refuses as a user that is not root. */
+const REMOUNT_RO = 'mount -o remount,ro,size=4m tmpfs "$FS" || exit 99';
+
 /** The checks every IO failure shares: exit 1, code IO, no "bug", no token, --out said to be kept. */
 function expectIoFailure(r: CliResult, out: string, why: RegExp): string {
   expect(r.code, r.stderr).not.toBe(99);
@@ -139,7 +142,7 @@ describe('a read-only file system', () => {
     const r = await inNamespace(
       fs,
       'size=4m',
-      ['cp -a ' + q(refSite) + ' "$FS/site"', 'mount -o remount,ro "$FS" || exit 99'].join('\n'),
+      ['cp -a ' + q(refSite) + ' "$FS/site"', REMOUNT_RO].join('\n'),
       cli(buildArgs(out, join(work, 'ro-out-cache'))),
       `cp -a "$FS/site" ${q(copy)}`,
     );
@@ -157,7 +160,7 @@ describe('a read-only file system', () => {
     const r = await inNamespace(
       fs,
       'size=4m',
-      ['cp -a ' + q(refCache) + ' "$FS/cache"', 'mount -o remount,ro "$FS" || exit 99'].join('\n'),
+      ['cp -a ' + q(refCache) + ' "$FS/cache"', REMOUNT_RO].join('\n'),
       cli(buildArgs(out, join(fs, 'cache'), ['--site-url', 'https://events.example.edu/'])),
     );
     const message = expectIoFailure(r, out, /read-only file system/);
