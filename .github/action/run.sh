@@ -19,15 +19,16 @@ summary="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/calfeed-summary.json"
 status=0
 node "$cli" "${args[@]}" >"$summary" || status=$?
 
-# On failure the summary is {"ok": false, ...}, or empty when a usage error stopped calfeed first:
-# published=false either way, and the step fails with calfeed's exit status.
+# calfeed's own "published" says whether this run made the output folder the new site (false on
+# failure, when up to date, and when a usage error stopped calfeed before it printed anything).
+# The step fails with calfeed's exit status.
 node - "$summary" "$status" >>"${GITHUB_OUTPUT:-/dev/stdout}" <<'JS'
 const fs = require('node:fs');
 const [file, status] = process.argv.slice(2);
 let s = {};
 try { s = JSON.parse(fs.readFileSync(file, 'utf8')); } catch {}
 const ok = status === '0' && s.ok === true;
-const out = { published: ok && !s.upToDate, 'up-to-date': ok && s.upToDate === true, 'summary-file': file };
+const out = { published: s.published === true, 'up-to-date': ok && s.upToDate === true, 'summary-file': file };
 if (ok) Object.assign(out, { events: s.events, warnings: s.warnings.length });
 for (const [key, value] of Object.entries(out)) console.log(`${key}=${value}`);
 if (ok && process.env.GITHUB_STEP_SUMMARY) {
