@@ -15,6 +15,7 @@
 // after it the new site is published, and what is left (removing the old output, flushing the
 // parent folder) can only warn, never undo it.
 
+import { renameSync } from 'node:fs';
 import { copyFile, link, lstat, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
@@ -99,18 +100,20 @@ async function commitStaging(staging: Staging, s: Siblings, options: PublishOpti
 }
 
 // Folder mode: --out -> backup, staging -> --out. Returns the backup (null on a first build).
+// The two renames are synchronous, back to back: no thread-pool round trip between them, so --out
+// is missing for as short a time as the platform allows.
 async function renameSwap(stagingDir: string, s: Siblings, onStep: PublishOptions['onStep']): Promise<Committed> {
   const backup = (await present(s.outDir)) ? path.join(s.parent, s.backupPrefix + uniqueSuffix()) : null;
   if (backup !== null) {
     try {
-      await rename(s.outDir, backup);
+      renameSync(s.outDir, backup);
     } catch (error) {
       throw commitFailed(`Could not move ${s.outDir} aside to replace it`, error);
     }
   }
   onStep?.('backup');
   try {
-    await rename(stagingDir, s.outDir);
+    renameSync(stagingDir, s.outDir);
   } catch (error) {
     const what = `Could not move the new output into ${s.outDir}`;
     // Still running, so put the old output back now rather than leave it to the next run.
