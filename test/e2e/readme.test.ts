@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
+import { workflowText } from '../../src/init/content.js';
 import { runCli, type CliResult } from '../support/cli.js';
 
 const README = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+const ACTION_DOCS = await readFile(new URL('../../docs/github-action.md', import.meta.url), 'utf8');
 const PORTAL = 'https://portal.example.edu/api';
 
 interface Block {
@@ -115,8 +117,37 @@ describe('the README, command by command', () => {
     expect(built.stderr).toMatch(/calendars 5, events 59/);
   });
 
-  it("runs the scheduled workflow's build step with its env, and its --json summary says it published", async () => {
+  it('shows the workflow "calfeed init" writes, exactly', () => {
     const yaml = blocks(README).filter((b) => b.lang === 'yaml');
+    expect(yaml).toHaveLength(1);
+    expect(yaml[0]!.lines.join('\n') + '\n').toBe(workflowText().replace(/\n\n+/g, '\n'));
+  });
+
+  it('names in its prose only calfeed commands that run as written: init, serve, verify', async () => {
+    const inline = [...README.matchAll(/`(npx calfeed [^`]*)`/g)].map((m) => m[1]!);
+    const shown = [...new Set(inline)].sort();
+    expect(shown).toEqual([`npx calfeed init --base-url ${PORTAL}`, 'npx calfeed serve', 'npx calfeed verify --out DIR']);
+
+    // init, in an empty site repository: the config and the workflow the README shows.
+    const site = await folder('init');
+    const init = await run(shown[0]!, site, portal);
+    expect(init.code, init.stderr).toBe(0);
+    expect(JSON.parse(await readFile(join(site, 'calfeed.config.json'), 'utf8'))).toMatchObject({ baseUrl: portal.url });
+    expect(await readFile(join(site, '.github', 'workflows', 'calfeed.yml'), 'utf8')).toBe(workflowText());
+
+    // verify, on a folder a build wrote (DIR being that folder), and on one changed after the build.
+    const dir = await folder('verify');
+    expect((await run('npx calfeed build', dir, undefined)).code).toBe(0);
+    const ok = await run(shown[2]!.replace('DIR', 'output'), dir, undefined);
+    expect(ok.code, ok.stderr).toBe(0);
+    await writeFile(join(dir, 'output', 'index.html'), 'changed after the build');
+    expect((await run(shown[2]!.replace('DIR', 'output'), dir, undefined)).code).not.toBe(0);
+  });
+});
+
+describe('docs/github-action.md, the workflow without the action', () => {
+  it("runs its build step with its env, and its --json summary says it published", async () => {
+    const yaml = blocks(ACTION_DOCS).filter((b) => b.lang === 'yaml' && b.lines.some((l) => l.includes('npx calfeed build --json')));
     expect(yaml).toHaveLength(1);
     const text = yaml[0]!.lines.join('\n');
     const step = /- run: (npx calfeed build[^\n]*)\n\s+env:\n((?:\s+CALFEED_\w+: .*\n?)+)/.exec(text);
