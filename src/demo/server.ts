@@ -10,6 +10,7 @@ import { etagOf, isConditional, isNotModified } from './conditional.js';
 import { curatedSource } from './curated.js';
 import { DEMO_TIME_ZONE, anchorDay, type DemoSource } from './data.js';
 import { DIALECTS, type DemoDialect } from './dialects.js';
+import { listen } from '../listen.js';
 import { FAULTS, faultAfterAuth, faultBeforeAuth, streamHugeCalendars, type DemoFault, type FaultAction } from './faults.js';
 import { startForeignRecorder, type ForeignRecorder } from './foreign.js';
 import { REDIRECTING_EVENT, hostileSource } from './hostile.js';
@@ -251,9 +252,9 @@ export async function startDemoPortal(options: DemoPortalOptions = {}): Promise<
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+  await listen(server, options.port ?? 0, host).catch(async (error: unknown) => {
+    await foreign?.close();
+    throw error;
   });
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('demo portal has no TCP address');

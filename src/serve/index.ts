@@ -10,6 +10,7 @@ import { ConfigError } from '../errors.js';
 import { paths } from '../paths.js';
 import { contentTypeFor } from '../publish/content-types.js';
 import { headersFor, parseHeadersFile, type HeadersRule } from './headers.js';
+import { listen } from '../listen.js';
 import { parseRequestPath } from './request-path.js';
 
 export interface PreviewServer {
@@ -109,16 +110,7 @@ export async function startPreviewServer(opts: { dir: string; port?: number; hos
       send(res, false, 500, { 'Content-Type': 'text/plain; charset=utf-8' }, `Preview server error: ${error instanceof Error ? error.message : String(error)}\n`);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new ConfigError(`--port: ${host}:${opts.port ?? 8080} is already in use. Pass another --port, or 0 for any free port.`, { cause: error })
-          : error,
-      );
-    });
-    server.listen(opts.port ?? 8080, host, () => resolve());
-  });
+  await listen(server, opts.port ?? 8080, host);
   const { port } = server.address() as AddressInfo;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {

@@ -1,5 +1,6 @@
 // The CLI contract: help, exit statuses, the zero-config demo build.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,5 +132,20 @@ describe('calfeed CLI', () => {
     expect(again.stderr).toMatch(/^last build: record of the last build corrupt/m);
     expect(again.stderr).toMatch(/^history: event history corrupt/m);
     expect(again.stderr).not.toMatch(/^(render record|cache): /m);
+  });
+
+  it.each(['serve', 'demo-server'])('regression: a port in use made %s report "a bug in calfeed": now exit 2 naming --port', async (command) => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const dir = await mkdtemp(join(work, 'serve-'));
+      const r = await runCli([command, '--port', String(port), ...(command === 'serve' ? ['--dir', '.'] : [])], { cwd: dir, timeoutMs: 30_000 });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`--port: 127.0.0.1:${port} is already in use. Pass another --port, or 0 for any free port.`);
+      expect(r.stderr).not.toMatch(/bug in calfeed/);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 });
