@@ -35,7 +35,8 @@ export {
 } from './manifest.js';
 export { assertSafeRelPath } from './rel-path.js';
 export { outputFolder } from './siblings.js';
-export { assertReplaceable, createStaging, discard, type StagedFile, type Staging, type StagingOptions } from './staging.js';
+export { assertReplaceable } from './replaceable.js';
+export { createStaging, discard, type StagedFile, type Staging, type StagingOptions } from './staging.js';
 export { publish, type PublishOptions, type PublishResult, type SwapStep } from './swap.js';
 export { recover } from './recover.js';
 export { contentProblem, icalProblem } from './content-check.js';

@@ -2,7 +2,7 @@
 // the live tree before it.
 //
 // Staging is the complete new output, built beside --out: new files written, unchanged ones
-// hard-linked from --out (staging.ts), nothing moved or removed in --out. It is verified, then
+// hard-linked from --out (dir-staging.ts), nothing moved or removed in --out. It is verified, then
 // made durable (durable.ts), then made current in one step:
 // - --out a folder (the default): two renames, --out -> backup, staging -> --out. Node has no
 //   renameat2(RENAME_EXCHANGE), so for the instant between them (microseconds) --out does not exist:
@@ -25,8 +25,9 @@ import { FileTable } from './file-table.js';
 import { errno, removeTree, walkFiles } from './fs-util.js';
 import { commitFailed, flipLink, isLinkMode, removeOldGenerations } from './generations.js';
 import { scanManifest } from './manifest.js';
+import { assertReplaceable } from './replaceable.js';
 import { type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
-import { assertReplaceable, linkKept, publishedFiles, sealStaging, type Staging, toFlush } from './staging.js';
+import { linkKept, publishedFiles, sealStaging, type Staging, toFlush } from './staging.js';
 import { verifyStaging } from './verify.js';
 
 export interface PublishResult {
