@@ -20,19 +20,9 @@ import type { Staging } from './staging.js';
 export { contentTypeFor, type FileKind, isMirrorPath, kindOf } from './content-types.js';
 export { CACHE_CONTROL, type HeaderRule, headerRules, headersForPath, renderHeaders } from './headers.js';
 export { acquireLock, DEFAULT_LOCK_MAX_AGE_MS, type LockOptions, type OutputLock } from './lock.js';
-export {
-  type Manifest,
-  type ManifestCalendar,
-  type ManifestFile,
-  MANIFEST_FORMAT,
-  parseManifest,
-  readManifest,
-  renderManifest,
-  manifestChunks,
-  scanManifest,
-  type ManifestConsumer,
-  shrinkReason,
-} from './manifest.js';
+export { type Manifest, type ManifestCalendar, type ManifestFile, MANIFEST_FORMAT, renderManifest, manifestChunks } from './manifest.js';
+export { parseManifest, readManifest, scanManifest, type ManifestConsumer } from './manifest-read.js';
+export { shrinkReason } from './shrink-guard.js';
 export { assertSafeRelPath } from './rel-path.js';
 export { outputFolder } from './siblings.js';
 export { assertReplaceable } from './replaceable.js';

@@ -9,7 +9,7 @@ import { createReadStream, readdirSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { paths } from '../paths.js';
 import { errno } from './fs-util.js';
-import { scanManifest } from './manifest.js';
+import { scanManifest } from './manifest-read.js';
 
 /** SHA-256 (hex) of --out's manifest.json, read as a stream; undefined when there is none. */
 export async function manifestSha256(outDir: string): Promise<string | undefined> {

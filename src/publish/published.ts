@@ -8,7 +8,8 @@ import path from 'node:path';
 import { paths } from '../paths.js';
 import { FileTable } from './file-table.js';
 import { errno } from './fs-util.js';
-import { type Manifest, scanManifest } from './manifest.js';
+import type { Manifest } from './manifest.js';
+import { scanManifest } from './manifest-read.js';
 
 /** Published files by path (from --out's manifest), or 'unknown' when the manifest cannot be read. */
 export type PublishedIndex = FileTable | 'unknown';

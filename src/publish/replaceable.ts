@@ -7,7 +7,7 @@ import { ConfigError } from '../errors.js';
 import { paths } from '../paths.js';
 import { errno, readHead } from './fs-util.js';
 import { HEADERS_FIRST_LINE } from './headers.js';
-import { isCalfeedManifest } from './manifest.js';
+import { isCalfeedManifest } from './manifest-read.js';
 
 /**
  * Publishing replaces --out as a whole, so refuse a folder that does not look like calfeed output:

@@ -24,7 +24,7 @@ import { flushAll, flushFolder } from './durable.js';
 import { FileTable } from './file-table.js';
 import { errno, removeTree, walkFiles } from './fs-util.js';
 import { commitFailed, flipLink, isLinkMode, removeOldGenerations } from './generations.js';
-import { scanManifest } from './manifest.js';
+import { scanManifest } from './manifest-read.js';
 import { assertReplaceable } from './replaceable.js';
 import { type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
 import { linkKept, publishedFiles, sealStaging, type Staging, toFlush } from './staging.js';

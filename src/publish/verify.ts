@@ -15,7 +15,7 @@ import { paths } from '../paths.js';
 import { contentProblem } from './content-check.js';
 import { sha256, walkFiles, type WalkEntry } from './fs-util.js';
 import { FileTable } from './file-table.js';
-import { scanManifest } from './manifest.js';
+import { scanManifest } from './manifest-read.js';
 
 export { contentProblem, icalProblem } from './content-check.js';
 

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { FileTable } from '../../src/publish/file-table.js';
-import { scanManifest, type ManifestFile } from '../../src/publish/manifest.js';
+import type { ManifestFile } from '../../src/publish/manifest.js';
+import { scanManifest } from '../../src/publish/manifest-read.js';
 import {
   contentProblem,
   createStaging,
