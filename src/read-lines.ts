@@ -10,24 +10,42 @@ import { StringDecoder } from 'node:string_decoder';
  * line was accepted, and the text after the last newline.
  */
 export async function readLines(file: string, onLine: (text: string) => boolean, maxPartial: () => number): Promise<{ accepted: boolean; tail: string }> {
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
+  const lines = new LineSplitter(onLine, maxPartial);
   const stream = createReadStream(file, { highWaterMark: 1 << 20 });
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const text = rest + decoder.write(chunk);
-      let from = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
-        if (!onLine(text.slice(from, nl))) return { accepted: false, tail: '' };
-        from = nl + 1;
-      }
-      rest = text.slice(from);
-      if (rest.length > maxPartial()) return { accepted: false, tail: '' };
-    }
+    for await (const chunk of stream as AsyncIterable<Buffer>) if (!lines.push(chunk)) return { accepted: false, tail: '' };
   } finally {
     stream.destroy();
   }
-  return { accepted: true, tail: rest + decoder.end() };
+  return { accepted: true, tail: lines.end() };
+}
+
+/** readLines on bytes read by the caller, a chunk at a time (one read that does more than split lines). */
+export class LineSplitter {
+  private readonly decoder = new StringDecoder('utf8');
+  private rest = '';
+
+  constructor(
+    private readonly onLine: (text: string) => boolean,
+    private readonly maxPartial: () => number,
+  ) {}
+
+  /** Feed the next chunk; false once a line was refused or an unfinished line grew too long. */
+  push(chunk: Buffer): boolean {
+    const text = this.rest + this.decoder.write(chunk);
+    let from = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+      if (!this.onLine(text.slice(from, nl))) return false;
+      from = nl + 1;
+    }
+    this.rest = text.slice(from);
+    return this.rest.length <= this.maxPartial();
+  }
+
+  /** After the last chunk: the text after the last newline. */
+  end(): string {
+    return this.rest + this.decoder.end();
+  }
 }
 
 /** One member line written by entryLines (`"key":value`, a trailing comma allowed); undefined if it is not one. */

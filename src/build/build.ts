@@ -18,6 +18,7 @@ import {
   createStaging,
   discard,
   publish,
+  PublishedManifest,
   recover,
   writeSiteMeta,
   shrinkReason,
@@ -116,7 +117,9 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const html = await loadHtmlRenderer(config.templates);
     const inputs = buildInputs({ config, portal, timeZone, templates: html.fingerprint, outDir, token });
     const last = await loadLastBuild(config.cacheDir);
-    const upToDate = await checkUpToDate({ record: last.record, inputs, now, outDir, client, signal });
+    // Read once, after recover() (which may have put the last output back), by whoever asks first.
+    const outManifest = new PublishedManifest(outDir);
+    const upToDate = await checkUpToDate({ record: last.record, inputs, now, outDir, published: outManifest, client, signal });
     signal?.throwIfAborted();
     if (upToDate.upToDate) return upToDateSummary(run, source, client, upToDate.record, upToDate.failures, performance.now() - started);
     if (last.record) log.info(`Building: ${upToDate.why}.`);
@@ -137,7 +140,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const lastBuild = upToDate.timeMoved;
     const saved = lastBuild ? lastSpool : undefined;
     if (lastBuild && !saved) log.debug('the last build left no usable spool of its events, or no history: reading them all again');
-    staging = await createStaging(outDir);
+    staging = await createStaging(outDir, { published: outManifest });
 
     const site: SiteContext = {
       siteUrl: config.siteUrl,

@@ -11,6 +11,7 @@ import type { ResolvedConfig } from '../config/resolve.js';
 import { probeFailedDetails, probeLists, type DetailsFailure, type ProbeResult } from '../crawl/index.js';
 import type { PortalClient } from '../http/index.js';
 import { outputDiffers } from '../publish/intact.js';
+import { PublishedManifest } from '../publish/published-manifest.js';
 import { MAX_RECORDED_WARNINGS, type LastBuild } from '../state/last-build.js';
 import { VERSION } from '../version.js';
 import { dateDataVersions } from './render-keys.js';
@@ -66,6 +67,8 @@ export interface UpToDateCheck {
   inputs: string;
   now: number;
   outDir: string;
+  /** --out's manifest.json as this build reads it, once (shared with staging); by default read here. */
+  published?: PublishedManifest;
   client: PortalClient;
   signal?: AbortSignal;
 }
@@ -80,7 +83,7 @@ export async function checkUpToDate(check: UpToDateCheck): Promise<UpToDate> {
   if (record.detailsDueAt !== null && now >= record.detailsDueAt) {
     return { upToDate: false, why: "some events' details are due for a check (--details-max-age)" };
   }
-  const differs = await outputDiffers(check.outDir, record.manifest);
+  const differs = await outputDiffers(check.published ?? new PublishedManifest(check.outDir), record.manifest);
   if (differs) return { upToDate: false, why: `the output folder changed since the last build: ${differs}` };
   const probe = await probeLists(check.client, record.lists, check.signal);
   if (probe.changed) return { upToDate: false, why: `${probe.changed.why} since the last build`, probe, intact: record };

@@ -12,7 +12,8 @@ import { FileTable } from './file-table.js';
 import { errno, sha256Digest } from './fs-util.js';
 import { KeptLinks } from './kept-links.js';
 import type { Manifest } from './manifest.js';
-import { listedSame, type PublishedIndex, publishedSize, readPublishedIndex, sameBytes } from './published.js';
+import { listedSame, type PublishedIndex, publishedIndexOf, publishedSize, sameBytes } from './published.js';
+import { PublishedManifest } from './published-manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
 import type { Staging, StagingOptions } from './staging.js';
 import { folderOf, StagingClaims } from './staging-claims.js';
@@ -32,6 +33,7 @@ export class DirStaging implements Staging {
   private readonly checkedPublished = new Set<string>();
   private readonly links: KeptLinks;
   private closed = false;
+  private readonly publishedRead: PublishedManifest;
   private published: Promise<PublishedIndex> | undefined;
   private index: PublishedIndex | undefined;
   // --out's manifest without its file list, when the index came from it (else undefined).
@@ -46,6 +48,7 @@ export class DirStaging implements Staging {
     private readonly options: StagingOptions,
   ) {
     this.claims = new StagingClaims(dir, this.staged);
+    this.publishedRead = options.published ?? new PublishedManifest(outDir);
     this.links = new KeptLinks(outDir, options.onWarning);
     this.writer = createWriter(dir, { signal: options.signal, thread: options.writerThread });
   }
@@ -215,10 +218,11 @@ export class DirStaging implements Staging {
     );
   }
 
-  // What --out holds, from its manifest.json, read once. A kept file is trusted on its listed
-  // hash and its size on disk (a file edited by hand to another size is read and hashed instead).
+  // What --out holds, from its manifest.json, read once a build. A kept file is trusted on its
+  // listed hash and its size on disk (a file edited by hand to another size is read and hashed).
   private publishedIndex(): Promise<PublishedIndex> {
-    this.published ??= readPublishedIndex(this.outDir).then(({ index, manifest }) => {
+    this.published ??= this.publishedRead.read().then((read) => {
+      const { index, manifest } = publishedIndexOf(read);
       this.index = index;
       this.indexManifest = manifest;
       return index;

@@ -25,6 +25,7 @@ export { parseManifest, readManifest, scanManifest, type ManifestConsumer } from
 export { shrinkReason } from './shrink-guard.js';
 export { assertSafeRelPath } from './rel-path.js';
 export { outputFolder } from './siblings.js';
+export { PublishedManifest } from './published-manifest.js';
 export { assertReplaceable } from './replaceable.js';
 export { createStaging, discard, type StagedFile, type Staging, type StagingOptions } from './staging.js';
 export { publish, type PublishOptions, type PublishResult, type SwapStep } from './swap.js';

@@ -9,7 +9,7 @@ import { createReadStream, readdirSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { paths } from '../paths.js';
 import { errno } from './fs-util.js';
-import { scanManifest } from './manifest-read.js';
+import type { PublishedManifest } from './published-manifest.js';
 
 /** SHA-256 (hex) of --out's manifest.json, read as a stream; undefined when there is none. */
 export async function manifestSha256(outDir: string): Promise<string | undefined> {
@@ -25,26 +25,16 @@ export async function manifestSha256(outDir: string): Promise<string | undefined
 
 /**
  * Why --out is not as published with a manifest.json of SHA-256 `manifest` (a short reason naming
- * the first difference found), or undefined when it is.
+ * the first difference found), or undefined when it is. `published`: the build's one read of it.
  */
-export async function outputDiffers(outDir: string, manifest: string): Promise<string | undefined> {
-  let actual: string | undefined;
-  try {
-    actual = await manifestSha256(outDir);
-  } catch (error) {
-    return `its ${paths.manifest()} is unreadable (${errno(error) ?? String(error)})`;
-  }
-  if (actual === undefined) return `it has no ${paths.manifest()}`;
-  if (actual !== manifest) return `its ${paths.manifest()} is not the one the last build published`;
-  let listed: Map<string, number>;
-  try {
-    ({ result: listed } = await scanManifest(path.join(outDir, paths.manifest()), () => {
-      const files = new Map<string, number>();
-      return { add: (f) => files.set(f.path, f.bytes), done: () => files };
-    }));
-  } catch (error) {
-    return `its ${paths.manifest()} cannot be read (${(error as Error).message})`;
-  }
+export async function outputDiffers(published: PublishedManifest, manifest: string): Promise<string | undefined> {
+  const { outDir } = published;
+  const read = await published.read();
+  if (read.found === 'unreadable') return `its ${paths.manifest()} is unreadable (${errno(read.error) ?? String(read.error)})`;
+  if (read.found === 'none') return `it has no ${paths.manifest()}`;
+  if (read.sha256 !== manifest) return `its ${paths.manifest()} is not the one the last build published`;
+  if ('error' in read.listing) return `its ${paths.manifest()} cannot be read (${(read.listing.error as Error).message})`;
+  const listed = read.listing.files;
   let found = 0;
   let differs: string | undefined;
   // Depth first, synchronously: tens of thousands of small folders, read as fast as the kernel answers.
@@ -56,7 +46,7 @@ export async function outputDiffers(outDir: string, manifest: string): Promise<s
         walk(relPath);
         continue;
       }
-      const bytes = listed.get(relPath);
+      const bytes = listed.sizeOf(relPath);
       if (bytes === undefined) {
         const harmless = !rel && entry.isFile() && (entry.name === paths.manifest() || entry.name.startsWith('.'));
         if (!harmless) differs = `${relPath} is not in its ${paths.manifest()}`;

@@ -16,7 +16,12 @@ import type { Manifest, ManifestFile } from './manifest.js';
  */
 export async function isCalfeedManifest(manifest: string): Promise<boolean> {
   const head = await readHead(manifest, 512);
-  return head !== undefined && /^\{\s*"format":\s*\d+,\s*"generator":\s*"calfeed[ "]/.test(head);
+  return head !== undefined && isCalfeedHead(head);
+}
+
+/** isCalfeedManifest on a manifest's first bytes, read already (as UTF-8). */
+export function isCalfeedHead(head: string): boolean {
+  return /^\{\s*"format":\s*\d+,\s*"generator":\s*"calfeed[ "]/.test(head);
 }
 
 /** Parse manifest.json text; throws CalfeedError('BUILD') naming the problem if it is not a manifest. */
@@ -71,7 +76,7 @@ export interface ManifestConsumer<T> {
  * else (a hand-edited file) falls back to parseManifest on the whole text, with a fresh consumer.
  * Throws the file's read error (ENOENT...) or parseManifest's CalfeedError.
  */
-export async function scanManifest<T>(file: string, start: () => ManifestConsumer<T>): Promise<{ manifest: Omit<Manifest, 'files'>; result: T }> {
+export async function scanManifest<T>(file: string, start: () => ManifestConsumer<T>): Promise<ManifestScan<T>> {
   const fast = await scanLines(file, start());
   if (fast !== undefined) return fast;
   const manifest = parseManifest(await readFile(file, 'utf8'));
@@ -88,7 +93,29 @@ const ENTRY_KEYS = ['path', 'kind', 'contentType', 'bytes', 'sha256'] as const;
 const PLAIN_STRING = /^"[^"\\\u0000-\u001f]*"$/;
 
 // The line-by-line reader: undefined as soon as the text strays from renderManifest's layout.
-async function scanLines<T>(file: string, consumer: ManifestConsumer<T>): Promise<{ manifest: Omit<Manifest, 'files'>; result: T } | undefined> {
+async function scanLines<T>(file: string, consumer: ManifestConsumer<T>): Promise<ManifestScan<T> | undefined> {
+  const lines = manifestLines(consumer);
+  const { accepted, tail } = await readLines(file, lines.line, lines.maxPartial);
+  return accepted ? lines.end(tail) : undefined;
+}
+
+/** What scanManifest gives: the manifest without its file list, and what the consumer made of that. */
+export interface ManifestScan<T> {
+  manifest: Omit<Manifest, 'files'>;
+  result: T;
+}
+
+/** A manifest in renderManifest's layout, fed a line at a time (readLines' onLine and maxPartial). */
+export interface ManifestLines<T> {
+  /** False as soon as the text strays from the layout. */
+  line(text: string): boolean;
+  maxPartial(): number;
+  /** After the last line: the scan, or undefined when the text was not in the layout after all. */
+  end(tail: string): ManifestScan<T> | undefined;
+}
+
+/** The state machine behind scanManifest's line-by-line reading, for a reader that has the bytes. */
+export function manifestLines<T>(consumer: ManifestConsumer<T>): ManifestLines<T> {
   const head: string[] = [];
   let state = 'head' as 'head' | 'files' | 'entry' | 'closed' | 'end';
   let entry: string[] = [];
@@ -140,9 +167,14 @@ async function scanLines<T>(file: string, consumer: ManifestConsumer<T>): Promis
     }
   };
   // No line of a file entry is longer than 64 KB; the head may be.
-  const { accepted, tail } = await readLines(file, line, () => (state === 'head' ? Infinity : 1 << 16));
+  const maxPartial = (): number => (state === 'head' ? Infinity : 1 << 16);
   // renderManifest ends the file with a newline; an empty files list ("files": []) is left to JSON.parse.
-  if (!accepted || state !== 'end' || tail !== '') return undefined;
+  const end = (tail: string): ManifestScan<T> | undefined => (state === 'end' && tail === '' ? headOf(head, consumer) : undefined);
+  return { line, maxPartial, end };
+}
+
+// The manifest's lines before its file list, read as the manifest without one.
+function headOf<T>(head: readonly string[], consumer: ManifestConsumer<T>): ManifestScan<T> | undefined {
   let meta: unknown;
   try {
     meta = JSON.parse(`${head.join('\n')}\n  "files": []\n}`);

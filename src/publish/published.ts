@@ -4,30 +4,22 @@
 // (300,000 reads at 100,000 events).
 
 import { lstatSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { paths } from '../paths.js';
 import { FileTable } from './file-table.js';
 import { errno } from './fs-util.js';
 import type { Manifest } from './manifest.js';
-import { scanManifest } from './manifest-read.js';
+import type { PublishedRead } from './published-manifest.js';
 
 /** Published files by path (from --out's manifest), or 'unknown' when the manifest cannot be read. */
 export type PublishedIndex = FileTable | 'unknown';
 
-/** --out's manifest as a table, with the manifest without its file list when there was one. */
-export async function readPublishedIndex(outDir: string): Promise<{ index: PublishedIndex; manifest?: Omit<Manifest, 'files'> }> {
-  try {
-    const { manifest, result } = await scanManifest(path.join(outDir, paths.manifest()), () => {
-      const table = new FileTable();
-      return { add: (f) => table.set(f.path, f.bytes, f.sha256), done: () => table };
-    });
-    return { index: result, manifest };
-  } catch (error) {
-    // No manifest: assertReplaceable() allows that only for a missing or (dot-files only) empty
-    // --out, so no output file is published yet.
-    if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return { index: new FileTable() };
-    return { index: 'unknown' }; // unreadable or damaged: fall back to comparing bytes
-  }
+/** What staging compares with: --out's manifest as a table, and without its file list when there was one. */
+export function publishedIndexOf(read: PublishedRead): { index: PublishedIndex; manifest?: Omit<Manifest, 'files'> } {
+  // No manifest: assertReplaceable() allows that only for a missing or (dot-files only) empty
+  // --out, so no output file is published yet.
+  if (read.found === 'none') return { index: new FileTable() };
+  // Unreadable or damaged: fall back to comparing bytes.
+  if (read.found === 'unreadable' || 'error' in read.listing) return { index: 'unknown' };
+  return { index: read.listing.files, manifest: read.listing.manifest };
 }
 
 /** Size of a regular file (lstat: a symlink does not count), or -1 when it is missing or not one. */

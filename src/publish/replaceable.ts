@@ -7,13 +7,15 @@ import { ConfigError } from '../errors.js';
 import { paths } from '../paths.js';
 import { errno, readHead } from './fs-util.js';
 import { HEADERS_FIRST_LINE } from './headers.js';
-import { isCalfeedManifest } from './manifest-read.js';
+import { isCalfeedHead, isCalfeedManifest } from './manifest-read.js';
+import type { PublishedManifest } from './published-manifest.js';
 
 /**
  * Publishing replaces --out as a whole, so refuse a folder that does not look like calfeed output:
- * a typo such as `--out ~` must not delete a home folder.
+ * a typo such as `--out ~` must not delete a home folder. `published`: the build's one read of
+ * --out's manifest.json, else its first bytes are read here.
  */
-export async function assertReplaceable(outDir: string): Promise<void> {
+export async function assertReplaceable(outDir: string, published?: PublishedManifest): Promise<void> {
   let entries: string[];
   try {
     const info = await stat(outDir);
@@ -25,7 +27,7 @@ export async function assertReplaceable(outDir: string): Promise<void> {
     if (errno(error) === 'ENOENT') return;
     throw error;
   }
-  if (await isCalfeedOutput(outDir, entries)) return;
+  if (await isCalfeedOutput(outDir, entries, published)) return;
   const foreign: string[] = [];
   for (const name of entries) if (!(await isHarmless(outDir, name))) foreign.push(name);
   if (foreign.length === 0) return;
@@ -53,7 +55,13 @@ async function isHarmless(outDir: string, name: string): Promise<boolean> {
 
 // calfeed's manifest.json, or (when that was damaged by hand) calfeed's _headers: either says the
 // folder is calfeed output. A web app's manifest.json says nothing.
-async function isCalfeedOutput(outDir: string, entries: readonly string[]): Promise<boolean> {
-  if (entries.includes(paths.manifest()) && (await isCalfeedManifest(path.join(outDir, paths.manifest())))) return true;
+async function isCalfeedOutput(outDir: string, entries: readonly string[], published: PublishedManifest | undefined): Promise<boolean> {
+  if (entries.includes(paths.manifest()) && (await hasCalfeedManifest(outDir, published))) return true;
   return entries.includes(paths.headers()) && (await readHead(path.join(outDir, paths.headers()), 256))?.startsWith(HEADERS_FIRST_LINE + '\n') === true;
+}
+
+async function hasCalfeedManifest(outDir: string, published: PublishedManifest | undefined): Promise<boolean> {
+  if (published === undefined) return isCalfeedManifest(path.join(outDir, paths.manifest()));
+  const read = await published.read();
+  return read.found === 'read' && isCalfeedHead(read.head);
 }

@@ -10,6 +10,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DirStaging } from './dir-staging.js';
 import type { Manifest } from './manifest.js';
+import type { PublishedManifest } from './published-manifest.js';
 import { assertReplaceable } from './replaceable.js';
 import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
 
@@ -66,6 +67,8 @@ export interface StagingOptions {
   onWarning?: (message: string) => void;
   /** Whether new files are made in a writer thread (writer.ts); default: when there is a spare core. */
   writerThread?: boolean;
+  /** --out's manifest.json as the build reads it, once (shared with the up-to-date check); by default staging reads it itself. */
+  published?: PublishedManifest;
 }
 
 // Staging folders this process created and has not yet published or discarded: recover() must
@@ -81,7 +84,7 @@ export function isLiveStaging(dir: string): boolean {
 export async function createStaging(outDir: string, options: StagingOptions = {}): Promise<Staging> {
   const s = siblingsOf(outDir);
   await ensureParent(s);
-  await assertReplaceable(s.outDir);
+  await assertReplaceable(s.outDir, options.published);
   const dir = path.join(s.parent, s.stagingPrefix + uniqueSuffix());
   await mkdir(dir);
   liveStagings.add(dir);

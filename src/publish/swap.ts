@@ -24,7 +24,6 @@ import { flushAll, flushFolder } from './durable.js';
 import { FileTable } from './file-table.js';
 import { errno, removeTree, walkFiles } from './fs-util.js';
 import { commitFailed, flipLink, isLinkMode, removeOldGenerations } from './generations.js';
-import { scanManifest } from './manifest-read.js';
 import { assertReplaceable } from './replaceable.js';
 import { type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
 import { linkKept, publishedFiles, sealStaging, type Staging, toFlush } from './staging.js';
@@ -174,7 +173,7 @@ async function carryOverDotfiles(outDir: string, stagingDir: string): Promise<vo
 }
 
 // Files of the current output missing from the next one. The published manifest lists them
-// without walking 100,000 folders (staging read it already: `previous`); without one (first
+// without walking 100,000 folders (as staging read it: `previous`); without a readable one (first
 // build, foreign .gitkeep), walk.
 async function countRemoved(outDir: string, next: ReadonlyMap<string, unknown>, previous: ReadonlyMap<string, unknown> | undefined): Promise<number> {
   const withoutManifest = next.has(paths.manifest()) ? 0 : 1;
@@ -184,12 +183,6 @@ async function countRemoved(outDir: string, next: ReadonlyMap<string, unknown>, 
     return gone + withoutManifest;
   }
   let removed = 0;
-  // Read an entry at a time: the whole manifest of a large site is 75 MB of text.
-  const scanned = await scanManifest(path.join(outDir, paths.manifest()), () => {
-    let gone = 0;
-    return { add: (file) => void (next.has(file.path) || gone++), done: () => gone };
-  }).catch(() => undefined);
-  if (scanned !== undefined) return scanned.result + withoutManifest;
   for await (const file of walkFiles(outDir)) if (!next.has(file.rel) && !/^\.[^/]*$/.test(file.rel)) removed++;
   return removed;
 }
