@@ -140,7 +140,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const lastBuild = upToDate.timeMoved;
     const saved = lastBuild ? lastSpool : undefined;
     if (lastBuild && !saved) log.debug('the last build left no usable spool of its events, or no history: reading them all again');
-    staging = await createStaging(outDir, { published: outManifest });
+    staging = await createStaging(outDir, { published: outManifest, onWarning: (m) => log.warn(m) });
 
     const site: SiteContext = {
       siteUrl: config.siteUrl,
