@@ -10,15 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { buildAt } from '../support/build-at.js';
 
-const { noLink } = vi.hoisted(() => ({
-  noLink: (): never => {
-    throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM', syscall: 'link' });
-  },
-}));
-vi.mock('node:fs', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs')>();
-  return { ...actual, default: { ...actual, linkSync: noLink }, linkSync: noLink };
-});
+vi.mock('node:fs', async (importOriginal) => (await import('../support/no-links.js')).withoutLinkSync(await importOriginal<object>()));
 
 let work: string;
 let portal: DemoPortal;

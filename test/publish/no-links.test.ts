@@ -10,17 +10,9 @@ import { createStaging, publish, writeSiteMeta } from '../../src/publish/index.j
 import { walkFiles } from '../../src/publish/fs-util.js';
 import { build, CALENDARS, sampleSite, snapshot, tempDir } from './helpers.js';
 
-// Hoisted with the mocks, which vitest runs before any import.
-const { noLink } = vi.hoisted(() => ({
-  noLink: (): never => {
-    throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM', syscall: 'link' });
-  },
-}));
-vi.mock('node:fs', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs')>();
-  return { ...actual, default: { ...actual, linkSync: noLink }, linkSync: noLink };
-});
+vi.mock('node:fs', async (importOriginal) => (await import('../support/no-links.js')).withoutLinkSync(await importOriginal<object>()));
 vi.mock('node:fs/promises', async (importOriginal) => {
+  const { noLink } = await import('../support/no-links.js');
   const actual = await importOriginal<typeof import('node:fs/promises')>();
   const link = async (): Promise<never> => noLink();
   return { ...actual, default: { ...actual, link }, link };
