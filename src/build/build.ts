@@ -25,6 +25,7 @@ import {
   type PublishResult,
   type Staging,
 } from '../publish/index.js';
+import { createRenderContext, type RenderContext } from '../render/context.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
 import { HistoryTracker, type LiveEvent } from '../state/history.js';
 import { loadRendered, saveRendered } from '../state/rendered.js';
@@ -154,9 +155,12 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       version: VERSION,
     };
     const tracker = new HistoryTracker(history.state, now, config.keepRemovedDays * DAY_MS);
+    // What this build's renderers remember (in this thread; each page worker has its own): made
+    // here, so the next build in this process starts with nothing remembered.
+    const ctx = createRenderContext();
     // From the spool, only cancellations' pages can need rendering: not worth starting workers.
-    const renderer = (pages = createPageRenderer(html, site, config.templates, saved ? 0 : undefined));
-    const eventFiles = new EventFiles(staging, renderer, html.fingerprint, site, tracker);
+    const renderer = (pages = createPageRenderer(ctx, html, site, config.templates, saved ? 0 : undefined));
+    const eventFiles = new EventFiles(ctx, staging, renderer, html.fingerprint, site, tracker);
 
     const calendarFiles = new CalendarFiles(staging, rendered.state);
     const renderedBefore = (calendarId: string, eventId: string): string | undefined => tracker.renderedBefore(calendarId, eventId);
@@ -165,7 +169,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     let siteRenderer: SiteRenderer | undefined;
     const into = staging;
     const rendererFor = (calendars: Calendar[], from: EventSpool): SiteRenderer =>
-      (siteRenderer ??= new SiteRenderer(into, { calendars, spool: from, site, html, pages: renderer, eventFiles, calendarFiles, renderedBefore }));
+      (siteRenderer ??= new SiteRenderer(into, { ctx, calendars, spool: from, site, html, pages: renderer, eventFiles, calendarFiles, renderedBefore }));
 
     let gathered: Gathered;
     if (saved && lastBuild) {
@@ -181,7 +185,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       const calendarSegments = new Map(history.state.calendars.map((r) => [r.calendar.id, r.calendar.slug]));
       const onCalendarDone = (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> =>
         rendererFor(calendars, crawlSpool).calendar(calendar, events, tracker.finishCalendar(calendar.id, calendar.slug));
-      gathered = await crawlPortal({ run, client, cache, staging, site, tracker, eventFiles, spool: crawlSpool, lastSpool, probe: upToDate.probe, calendarSegments, started, onCalendarDone });
+      gathered = await crawlPortal({ run, client, cache, staging, site, ctx, tracker, eventFiles, spool: crawlSpool, lastSpool, probe: upToDate.probe, calendarSegments, started, onCalendarDone });
       if (gathered.reusedEvents > 0) {
         log.info(
           `${gathered.reusedEvents} of ${gathered.report.events} events unchanged at the portal, taken from the last build as they were ` +
@@ -356,6 +360,7 @@ interface CrawlRun {
   cache: CrawlCache;
   staging: Staging;
   site: SiteContext;
+  ctx: RenderContext;
   tracker: HistoryTracker;
   eventFiles: EventFiles;
   spool: EventSpool;
@@ -374,7 +379,7 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
   const { config } = c.run.loaded;
   const { log, now, signal } = c.run;
   const normalize: NormalizeOptions = { timeZone: c.site.timeZone, locales: config.locales, fields: config.fields, maxFieldLength: config.maxFieldLength };
-  const collector: Collector = new Collector(c.staging, normalize, c.site, log, c.tracker, c.eventFiles, c.spool, c.lastSpool, (calendar, events) =>
+  const collector: Collector = new Collector(c.staging, normalize, c.site, c.ctx, log, c.tracker, c.eventFiles, c.spool, c.lastSpool, (calendar, events) =>
     c.onCalendarDone(collector.calendars, calendar, events),
   );
   const report: CrawlReport = await crawl(

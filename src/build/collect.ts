@@ -11,6 +11,7 @@ import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { normalizeCalendars, normalizeEvent, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
+import type { RenderContext } from '../render/context.js';
 import type { Logger } from '../log.js';
 import type { HistoryTracker } from '../state/history.js';
 import type { EventFiles } from './event-files.js';
@@ -50,6 +51,7 @@ export class Collector implements CrawlSink {
     private readonly staging: Staging,
     private readonly normalize: NormalizeOptions,
     private readonly site: SiteContext,
+    private readonly ctx: RenderContext,
     private readonly log: Logger,
     private readonly history: HistoryTracker,
     private readonly eventFiles: EventFiles,
@@ -181,7 +183,7 @@ export class Collector implements CrawlSink {
     const json = JSON.stringify(withHistory);
     // The VEVENT is rendered once: the same text goes into the event's .ics and every calendar.ics.
     const vevent = await this.eventFiles.write(state.calendar, withHistory, rendered, json);
-    state.events.push(this.spool.add(withHistory, vevent, eventFacts(state.calendar, withHistory, this.site), json));
+    state.events.push(this.spool.add(withHistory, vevent, eventFacts(this.ctx, state.calendar, withHistory, this.site), json));
   }
 
   /**

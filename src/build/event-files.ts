@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
+import type { RenderContext } from '../render/context.js';
 import { renderEventIcs } from '../render/ical/index.js';
 import type { HistoryTracker } from '../state/history.js';
 import type { PageRenderer } from './page-pool.js';
@@ -19,6 +20,7 @@ export class EventFiles {
   private readonly siteKey: string;
 
   constructor(
+    private readonly ctx: RenderContext,
     private readonly staging: Staging,
     private readonly pages: PageRenderer,
     /** HtmlRenderer.fingerprint of the templates in effect. */
@@ -50,7 +52,7 @@ export class EventFiles {
       this.kept++;
     } else {
       await this.staging.write(page, rendered.page!);
-      await this.staging.write(ics, renderEventIcs(cal, event, this.site, rendered.vevent));
+      await this.staging.write(ics, renderEventIcs(this.ctx, cal, event, this.site, rendered.vevent));
       this.rendered++;
     }
     this.history.markRendered(event.calendarId, event.id, fingerprint);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CalfeedError, type ErrorCode } from '../errors.js';
 import { type Calendar, type FeedEvent, listEvent, type SiteContext } from '../model.js';
+import type { RenderContext } from '../render/context.js';
 import type { HtmlRenderer } from '../render/html/index.js';
 import { veventText } from '../render/ical/index.js';
 import { renderFeeds } from '../render/syndication/index.js';
@@ -78,37 +79,38 @@ const WORKER_YOUNG_GENERATION_MB = 8;
 
 /**
  * Worker threads when there is a spare core and compiled workers exist, else in-thread rendering.
- * `html` (the main thread's renderer, loaded from the same templates) serves the in-thread case.
+ * `html` (the main thread's renderer, loaded from the same templates) and `ctx` (the build's render
+ * context) serve the in-thread case; each worker thread makes its own context.
  */
-export function createPageRenderer(html: HtmlRenderer, site: SiteContext, templates: string | undefined, maxWorkers = MAX_WORKERS): PageRenderer {
+export function createPageRenderer(ctx: RenderContext, html: HtmlRenderer, site: SiteContext, templates: string | undefined, maxWorkers = MAX_WORKERS): PageRenderer {
   const workerFile = new URL('./page-worker.js', import.meta.url);
   const workers = Math.min(maxWorkers, availableParallelism() - 1);
   // From TypeScript sources (vitest, tsx) there is no compiled page-worker.js to start.
-  if (workers < 1 || !import.meta.url.endsWith('.js')) return inThread(html, site);
-  return new WorkerPool(fileURLToPath(workerFile), workers, { templates, site }, inThread(html, site));
+  if (workers < 1 || !import.meta.url.endsWith('.js')) return inThread(ctx, html, site);
+  return new WorkerPool(fileURLToPath(workerFile), workers, { templates, site }, inThread(ctx, html, site));
 }
 
 /** One render job, done in whichever thread runs it. */
-export function renderEvent(html: HtmlRenderer, site: SiteContext, cal: Calendar, event: FeedEvent, page: boolean): RenderedEvent {
-  return { vevent: veventText(event, site), ...(page ? { page: html.event(cal, event, site) } : {}) };
+export function renderEvent(ctx: RenderContext, html: HtmlRenderer, site: SiteContext, cal: Calendar, event: FeedEvent, page: boolean): RenderedEvent {
+  return { vevent: veventText(ctx, event, site), ...(page ? { page: html.event(ctx, cal, event, site) } : {}) };
 }
 
 /** One calendar's job, done in whichever thread runs it. */
-export function renderCalendar(html: HtmlRenderer, site: SiteContext, job: CalendarJob): CalendarPages {
+export function renderCalendar(ctx: RenderContext, html: HtmlRenderer, site: SiteContext, job: CalendarJob): CalendarPages {
   const fd = openSync(job.spool, 'r');
   try {
     const listed = readSpans(fd, job.list, listEvent);
     const items = readSpans(fd, job.feed, (event) => event);
-    return { ...renderFeeds(job.cal, job.calendars, items, job.newest, site), ...html.calendar(job.cal, listed, site) };
+    return { ...renderFeeds(ctx, job.cal, job.calendars, items, job.newest, site), ...html.calendar(ctx, job.cal, listed, site) };
   } finally {
     closeSync(fd);
   }
 }
 
-function inThread(html: HtmlRenderer, site: SiteContext): PageRenderer {
+function inThread(ctx: RenderContext, html: HtmlRenderer, site: SiteContext): PageRenderer {
   return {
-    render: async (cal, event, page) => renderEvent(html, site, cal, event, page),
-    calendar: async (job) => renderCalendar(html, site, job),
+    render: async (cal, event, page) => renderEvent(ctx, html, site, cal, event, page),
+    calendar: async (job) => renderCalendar(ctx, html, site, job),
     stopThreads: async () => undefined,
     close: async () => undefined,
     threads: 0,

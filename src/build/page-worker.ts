@@ -1,10 +1,12 @@
 // Worker thread entry: renders event pages and VEVENTs, and calendars' feeds and pages, for the
 // main thread (see page-pool.ts).
-// It loads the same templates the main thread loaded, so its output is byte for byte the same.
+// It loads the same templates the main thread loaded, so its output is byte for byte the same. A
+// worker serves one build, so its render context is that build's, in this thread.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { CalfeedError } from '../errors.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
+import { createRenderContext } from '../render/context.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
 import { type CalendarJob, renderCalendar, renderEvent, type CalendarPages } from './page-pool.js';
 
@@ -32,14 +34,15 @@ export type PageReply =
 const { templates, site } = workerData as PageWorkerData;
 const port = parentPort!;
 const html = await loadHtmlRenderer(templates);
+const ctx = createRenderContext();
 
 port.on('message', (job: PageJob) => {
   let reply: PageReply;
   try {
     reply =
       job.kind === 'event'
-        ? { id: job.id, ...renderEvent(html, site, job.cal, job.event, job.page) }
-        : { id: job.id, files: renderCalendar(html, site, job.job) };
+        ? { id: job.id, ...renderEvent(ctx, html, site, job.cal, job.event, job.page) }
+        : { id: job.id, files: renderCalendar(ctx, html, site, job.job) };
   } catch (error) {
     // Only calfeed's own error codes cross over; anything else is a BUILD error on the other side.
     const code = error instanceof CalfeedError ? error.code : undefined;

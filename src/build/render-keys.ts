@@ -16,6 +16,7 @@
 
 import { createHash, type Hash } from 'node:crypto';
 import { eventStamp, isCancelled, type Calendar, type FeedEvent, type SiteContext } from '../model.js';
+import type { RenderContext } from '../render/context.js';
 import { isUpcoming, pageSpan, pageToday } from '../render/html/index.js';
 import { inFeedWindow } from '../render/syndication/index.js';
 import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
@@ -38,11 +39,11 @@ export interface IcsEntryKey {
  * iCalendar windows, as the feeds and calendar.ics compute them), its page span, and whether it is
  * cancelled (index.html counts upcoming events that are not).
  */
-export function eventFacts(cal: Calendar, event: FeedEvent, site: SiteContext): RefFacts {
-  const page = pageSpan(cal, event, site);
+export function eventFacts(ctx: RenderContext, cal: Calendar, event: FeedEvent, site: SiteContext): RefFacts {
+  const page = pageSpan(ctx, cal, event, site);
   return {
-    start: eventStartMs(event, cal.timeZone),
-    end: eventEndMs(event, cal.timeZone),
+    start: eventStartMs(ctx, event, cal.timeZone),
+    end: eventEndMs(ctx, event, cal.timeZone),
     stamp: eventStamp(event),
     pageStart: page.start,
     pageEnd: page.end,
@@ -69,6 +70,7 @@ export function dateDataVersions(): Array<string | null> {
 }
 
 export interface CalendarKeyInput {
+  ctx: RenderContext;
   /** renderEnvironment(). */
   environment: string;
   /** JSON.stringify of the build's calendar list (the renderers are given all of it). */
@@ -116,7 +118,7 @@ export function calendarKeys(input: CalendarKeyInput): CalendarKeys {
     flags += String.fromCharCode(48 + (inFeedWindow(ref.end, site) ? 1 : 0) + (isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.now) ? 2 : 0));
   }
   const files = createHash('sha256');
-  for (const part of [SCHEME, 'calendar', input.environment, input.calendars, JSON.stringify(input.cal), events, icsKey, pageToday(input.cal, site), flags]) field(files, part);
+  for (const part of [SCHEME, 'calendar', input.environment, input.calendars, JSON.stringify(input.cal), events, icsKey, pageToday(input.ctx, input.cal, site), flags]) field(files, part);
   return { files: files.digest('base64url'), ics: icsKey };
 }
 

@@ -11,6 +11,7 @@
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { paths, type CalendarFile, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
+import type { RenderContext } from '../render/context.js';
 import { pageTodayChangesAt, upcomingChangesAt, type HtmlRenderer } from '../render/html/index.js';
 import { ICS_FOOTER, icalWindowChangesAt, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
 import { feedWindowChangesAt, inFeedWindow, renderFeeds } from '../render/syndication/index.js';
@@ -25,6 +26,8 @@ import { compareRefs, type EventRef, type EventSpool, spans } from './spool.js';
 export const CALENDAR_FILES: readonly CalendarFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html', 'past.html', 'widget.html'];
 
 export interface RenderInput {
+  /** The build's render context (this thread's). */
+  ctx: RenderContext;
   /** Every calendar listed. */
   calendars: Calendar[];
   spool: EventSpool;
@@ -96,22 +99,22 @@ export class SiteRenderer {
   /** Render one calendar's files from its live events (any order) and its removed ones. */
   async calendar(cal: Calendar, events: Iterable<EventRef>, gone: readonly FeedEvent[]): Promise<void> {
     if (this.done.has(cal.id)) throw new Error(`internal: calendar "${cal.id}" rendered twice`);
-    const { spool, site, pages, calendars, calendarFiles } = this.input;
+    const { ctx, spool, site, pages, calendars, calendarFiles } = this.input;
     const staging = this.staging;
     const until = this.until;
     const refs = [...events].sort(compareRefs);
     this.counts.set(cal.id, refs.length);
     this.upcoming.set(cal.id, upcomingOfRefs(refs, site));
-    until(pageTodayChangesAt(cal, site));
+    until(pageTodayChangesAt(ctx, cal, site));
     for (const ref of refs) {
       until(feedWindowChangesAt(ref.end, site));
       until(icalWindowChangesAt(ref.end, site));
       until(upcomingChangesAt({ start: ref.pageStart, end: ref.pageEnd }, site.now));
     }
 
-    const ics = icsEntries(refs, gone, cal.timeZone, site, until);
+    const ics = icsEntries(ctx, refs, gone, cal.timeZone, site, until);
     const record = (ref: EventRef): Buffer => spool.record(ref);
-    const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record, site });
+    const keys = calendarKeys({ ctx, environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record, site });
     let newest = 0;
     for (const r of refs) newest = Math.max(newest, r.stamp);
     this.newest = Math.max(this.newest, newest);
@@ -128,7 +131,7 @@ export class SiteRenderer {
       // Feeds and pages render on a worker while this thread writes the calendar.ics.
       const rendering = pages.calendar({ cal, calendars, spool: spool.readableFile(), list: spans(refs), feed: spans(candidates), newest });
       try {
-        await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(cal, calendars, site), ics, spool));
+        await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(ctx, cal, calendars, site), ics, spool));
       } finally {
         await rendering.catch(() => undefined);
       }
@@ -151,7 +154,7 @@ export class SiteRenderer {
    * (their files stay, every event cancelled), then the combined files and the index.
    */
   async finish(events: ReadonlyMap<string, Iterable<EventRef>>, removed: readonly FeedEvent[], removedCalendars: readonly Calendar[]): Promise<RenderedSite> {
-    const { calendars, spool, site, html, calendarFiles } = this.input;
+    const { ctx, calendars, spool, site, html, calendarFiles } = this.input;
     const staging = this.staging;
     const removedByCalendar = groupBy(removed, (e) => e.calendarId);
     for (const cal of [...calendars, ...removedCalendars]) {
@@ -171,27 +174,27 @@ export class SiteRenderer {
     const rendered = new Set([...calendars, ...removedCalendars].map((c) => c.id));
     const unlisted: IcsEntry[] = [];
     for (const [calendarId, gone] of removedByCalendar) {
-      if (!rendered.has(calendarId)) unlisted.push(...icsEntries([], gone, site.timeZone, site, this.until));
+      if (!rendered.has(calendarId)) unlisted.push(...icsEntries(ctx, [], gone, site.timeZone, site, this.until));
     }
     allIcs.push(...unlisted);
     allIcs.sort(compareEntries);
     const { environment, calendarsJson } = this;
     await calendarFiles.write('combined calendar.ics', combinedIcsKey(environment, calendarsJson, calendarIcs, unlisted.sort(compareEntries)), [paths.site('calendar.ics')], () =>
-      staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(null, calendars, site), allIcs, spool)),
+      staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(ctx, null, calendars, site), allIcs, spool)),
     );
     const selected = this.feedCandidates;
     const newest = this.newest;
     const feedFiles = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
     const record = (ref: EventRef): Buffer => spool.record(ref);
     await calendarFiles.write('combined feeds', combinedFeedsKey(environment, calendarsJson, selected, newest, record), feedFiles, async () => {
-      const feeds = renderFeeds(null, calendars, spool.events(selected), newest, site);
+      const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, site);
       await staging.write(paths.site('rss.xml'), feeds.rss);
       await staging.write(paths.site('atom.xml'), feeds.atom);
       await staging.write(paths.site('feed.json'), feeds.json);
     });
     const upcomingCounts = calendars.map((c) => this.upcoming.get(c.id) ?? 0);
     await calendarFiles.write('index', indexKey(environment, calendarsJson, upcomingCounts), [paths.site('index.html')], () =>
-      staging.write(paths.site('index.html'), html.index(calendars, this.upcoming, site)),
+      staging.write(paths.site('index.html'), html.index(ctx, calendars, this.upcoming, site)),
     );
     for (const [name, content] of Object.entries(html.assets())) await staging.write(paths.site(name as SiteFile), content);
     return { counts: this.counts, stableUntil: this.stableUntil };
@@ -199,13 +202,13 @@ export class SiteRenderer {
 }
 
 /** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */
-function icsEntries(refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext, until: (t: number) => void): IcsEntry[] {
+function icsEntries(ctx: RenderContext, refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext, until: (t: number) => void): IcsEntry[] {
   const entries = liveEntries(refs, site);
   for (const event of removed) {
-    const end = eventEndMs(event, zone);
+    const end = eventEndMs(ctx, event, zone);
     until(icalWindowChangesAt(end, site));
     if (!inIcalWindow(end, site)) continue;
-    entries.push({ start: eventStartMs(event, zone), calendarId: event.calendarId, id: event.id, text: veventText(event, site) });
+    entries.push({ start: eventStartMs(ctx, event, zone), calendarId: event.calendarId, id: event.id, text: veventText(ctx, event, site) });
   }
   return entries.sort(compareEntries);
 }

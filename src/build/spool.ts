@@ -25,7 +25,7 @@ export interface EventRef {
   readonly end: number;
   /** eventStamp(event): dates a feed that has no items. */
   readonly stamp: number;
-  /** pageSpan(calendar, event, site): what calendar pages split events at "now" by (isUpcoming). */
+  /** pageSpan(ctx, calendar, event, site): what calendar pages split events at "now" by (isUpcoming). */
   readonly pageStart: number;
   readonly pageEnd: number;
   /** isCancelled(event): a cancelled upcoming event is not counted on index.html. */

@@ -10,6 +10,8 @@
 // locale's patterns ever do not split this way, the formatter stops composing and leaves every
 // range to ICU, so the output is always ICU's.
 
+import type { RenderContext } from './context.js';
+
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
@@ -87,14 +89,12 @@ export class WallRangeFormatter {
   }
 }
 
-const byFormatter = new WeakMap<Intl.DateTimeFormat, WallRangeFormatter>();
-
 /** The one WallRangeFormatter of an Intl formatter (set to UTC, showing no zone), so it learns once. */
-export function wallRangeFormatter(formatter: Intl.DateTimeFormat): WallRangeFormatter {
-  let range = byFormatter.get(formatter);
+export function wallRangeFormatter(ctx: RenderContext, formatter: Intl.DateTimeFormat): WallRangeFormatter {
+  let range = ctx.wallRanges.get(formatter);
   if (!range) {
     range = new WallRangeFormatter(formatter);
-    byFormatter.set(formatter, range);
+    ctx.wallRanges.set(formatter, range);
   }
   return range;
 }

@@ -3,7 +3,7 @@
 // An allowlist (not a blocklist) means a tag or attribute nobody thought of is dropped, not kept.
 
 import sanitize from 'sanitize-html';
-import { StringMemo } from './memo.js';
+import { remember, type RenderContext } from './context.js';
 import { escapeHtml, looksLikeHtml, stripControl } from './text.js';
 
 const SAFE_SCHEMES = ['http', 'https', 'mailto', 'tel'];
@@ -98,36 +98,26 @@ function textToHtml(text: string): string {
 }
 
 /** Clean untrusted portal HTML with calfeed's allowlist: no script/style/iframe/object/embed/form/input/svg/math, no event-handler or style attributes, only http(s)/mailto/tel URLs (relative URLs resolved against baseUrl when given, else dropped), links get rel="noopener nofollow ugc". Plain text (no tags) is escaped and newlines become <br>/<p>. Control and XML-illegal characters removed. */
-export function sanitizeHtml(html: string, baseUrl?: string): string {
+export function sanitizeHtml(ctx: RenderContext, html: string, baseUrl?: string): string {
   // Keyed by base and HTML; the length prefix keeps any two (base, html) pairs apart.
+  // The same description is cleaned for the event page and again for its calendar's feeds (the
+  // calendar's job, right after its events): answers are remembered (ctx.sanitized).
   const base = baseUrl ?? '';
-  return sanitizeMemo.get(`${baseUrl === undefined ? '-' : base.length}:${base}${html}`, () => clean(html, baseUrl));
+  return ctx.sanitized.get(`${baseUrl === undefined ? '-' : base.length}:${base}${html}`, () => clean(ctx, html, baseUrl));
 }
-
-// The same description is cleaned for the event page and again for its calendar's feeds (the
-// calendar's job, right after its events): answers are remembered, a few hundred (see textMemo).
-const sanitizeMemo = new StringMemo(512, 1_000_000);
 
 // Options hold closures over the base URL; a site has few distinct bases (the portal's pages), so
-// they are built once per base rather than once per call.
-const optionsByBase = new Map<string, sanitize.IOptions>();
-function optionsFor(baseUrl: string | undefined): sanitize.IOptions {
-  const key = baseUrl === undefined ? '' : `:${baseUrl}`;
-  let found = optionsByBase.get(key);
-  if (!found) {
-    if (optionsByBase.size >= 1000) optionsByBase.clear();
-    found = options(baseUrl);
-    optionsByBase.set(key, found);
-  }
-  return found;
+// they are built once per base rather than once per call (ctx.sanitizeOptions).
+function optionsFor(ctx: RenderContext, baseUrl: string | undefined): sanitize.IOptions {
+  return remember(ctx.sanitizeOptions, baseUrl === undefined ? '' : `:${baseUrl}`, 1000, () => options(baseUrl));
 }
 
-function clean(html: string, baseUrl: string | undefined): string {
+function clean(ctx: RenderContext, html: string, baseUrl: string | undefined): string {
   const input = stripControl(html);
   if (!looksLikeHtml(input)) {
     // Plain text may still carry entities ("Talks &amp; labs"): let the sanitizer decode and
     // re-encode them, so text and HTML descriptions come out encoded the same way.
-    return stripControl(sanitize(textToHtml(input).replace(/&amp;/g, '&'), optionsFor(baseUrl)));
+    return stripControl(sanitize(textToHtml(input).replace(/&amp;/g, '&'), optionsFor(ctx, baseUrl)));
   }
-  return stripControl(sanitize(input, optionsFor(baseUrl)));
+  return stripControl(sanitize(input, optionsFor(ctx, baseUrl)));
 }

@@ -2,7 +2,7 @@
 // and HTML -> plain text for formats that cannot carry markup (iCalendar DESCRIPTION, summaries).
 
 import { Parser } from 'htmlparser2';
-import { StringMemo } from './memo.js';
+import type { RenderContext } from './context.js';
 
 // C0 controls except TAB, LF, CR; DEL and C1 controls; U+FFFE/U+FFFF (not XML characters). Lone
 // surrogates are matched separately because a regex with the `u` flag cannot see them.
@@ -73,15 +73,12 @@ function linkText(text: string, href: string | undefined): string {
   return `${label} (${href})`;
 }
 
-// One description is converted for its page summary, its JSON-LD and its .ics (one render job) and
-// for its calendar's feeds (the calendar's job, right after its events): the answers are remembered.
-// A few hundred is enough for those repeats; thousands only held a render thread's memory (about
-// 15 MB at 100,000 events) for answers no job asked for again.
-const textMemo = new StringMemo(512, 1_000_000);
-
 /** HTML -> plain text for iCalendar and summaries: block elements become line breaks, lists become "- " lines, links kept as "text (url)" (just the url when the text equals it), entities decoded, whitespace collapsed, control characters removed. */
-export function htmlToText(html: string): string {
-  return textMemo.get(html, convertHtmlToText);
+export function htmlToText(ctx: RenderContext, html: string): string {
+  // One description is converted for its page summary, its JSON-LD and its .ics (one render job)
+  // and for its calendar's feeds (the calendar's job, right after its events): the answers are
+  // remembered (ctx.plainText).
+  return ctx.plainText.get(html, convertHtmlToText);
 }
 
 function convertHtmlToText(html: string): string {

@@ -6,35 +6,34 @@
 // luxon's own zone object otherwise. The results are luxon's, so output stays byte-identical.
 
 import { DateTime, type Zone } from 'luxon';
+import type { RenderContext } from './context.js';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 100_000;
 
-interface ZoneInfo {
+export interface ZoneInfo {
   zone: Zone;
   /** UTC day number -> offset in minutes, or NaN when the offset changes within that day. */
   days: Map<number, number>;
 }
 
-// Per zone name: the zone luxon itself would use for it (DateTime.fromMillis(ms, { zone: name })),
-// or null for the kinds we leave to luxon entirely (system zone, invalid names).
-const infos = new Map<string, ZoneInfo | null>();
-
-function infoOf(name: string): ZoneInfo | null {
-  let info = infos.get(name);
+// Per zone name (ctx.zones): the zone luxon itself would use for it (DateTime.fromMillis(ms, { zone:
+// name })), or null for the kinds we leave to luxon entirely (system zone, invalid names).
+function infoOf(ctx: RenderContext, name: string): ZoneInfo | null {
+  let info = ctx.zones.get(name);
   if (info === undefined) {
     const probe = DateTime.fromMillis(0, { zone: name });
     const zone = probe.zone;
     info = probe.isValid && (zone.type === 'iana' || zone.type === 'fixed') ? { zone, days: new Map() } : null;
-    if (infos.size >= 1000) infos.clear();
-    infos.set(name, info);
+    if (ctx.zones.size >= 1000) ctx.zones.clear();
+    ctx.zones.set(name, info);
   }
   return info;
 }
 
 /** luxon's offset (minutes east of UTC) of a zone at an instant; undefined for zones luxon handles differently. */
-export function offsetMinutes(name: string, ms: number): number | undefined {
-  const info = infoOf(name);
+export function offsetMinutes(ctx: RenderContext, name: string, ms: number): number | undefined {
+  const info = infoOf(ctx, name);
   if (!info || !Number.isFinite(ms)) return undefined;
   const day = Math.floor(ms / DAY_MS);
   let offset = info.days.get(day);
@@ -49,8 +48,8 @@ export function offsetMinutes(name: string, ms: number): number | undefined {
 }
 
 /** True when luxon writes this zone's zero offset as "Z" (fixed UTC), not "+00:00". */
-export function isUniversalZone(name: string): boolean {
-  return infoOf(name)?.zone.isUniversal ?? false;
+export function isUniversalZone(ctx: RenderContext, name: string): boolean {
+  return infoOf(ctx, name)?.zone.isUniversal ?? false;
 }
 
 /**
@@ -58,8 +57,8 @@ export function isUniversalZone(name: string): boolean {
  * with getUTC*), or undefined outside the years 1900-9999 or for offsets that are not whole minutes
  * (local mean time before 1900), where callers fall back to luxon or Intl.
  */
-export function wallMs(name: string, ms: number): { wall: number; offset: number } | undefined {
-  const offset = offsetMinutes(name, ms);
+export function wallMs(ctx: RenderContext, name: string, ms: number): { wall: number; offset: number } | undefined {
+  const offset = offsetMinutes(ctx, name, ms);
   if (offset === undefined || !Number.isInteger(offset)) return undefined;
   const wall = ms + offset * 60_000;
   // 1900-01-01 and 10000-01-01 UTC.

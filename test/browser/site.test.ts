@@ -18,6 +18,9 @@ import { startPreviewServer } from '../../src/serve/index.js';
 import { SAMPLE_NOW, sampleEvent, sampleModel, sampleSite } from '../fixtures/sample.js';
 import { renderHtmlSite } from '../render/html/site.js';
 import { launchChromium, openRecordingPage, type PageRecord } from '../support/browser.js';
+import { createRenderContext } from '../../src/render/context.js';
+
+const renderContext = createRenderContext();
 
 const HOSTILE = '<img src=x onerror=alert(1)>Hostile <script>alert(2)</script> talk';
 const SCREENSHOTS = process.env.CALFEED_UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('./screenshots/', import.meta.url)) : undefined;
@@ -63,13 +66,13 @@ async function buildSite(dir: string, siteUrl: string): Promise<void> {
   const all = model.calendars.flatMap((c) => model.events.get(c.id) ?? []);
   for (const cal of [null, ...model.calendars]) {
     const events = cal ? (model.events.get(cal.id) ?? []) : all;
-    const feeds = renderSyndication(cal, model.calendars, events, ctx);
+    const feeds = renderSyndication(renderContext, cal, model.calendars, events, ctx);
     const at = (name: 'rss.xml' | 'atom.xml' | 'feed.json' | 'calendar.ics'): string => (cal ? paths.calendar(cal.slug, name) : paths.site(name));
     files.set(at('rss.xml'), feeds.rss);
     files.set(at('atom.xml'), feeds.atom);
     files.set(at('feed.json'), feeds.json);
-    files.set(at('calendar.ics'), renderIcs(cal, model.calendars, events, ctx));
-    if (cal) for (const e of events) files.set(paths.eventIcs(cal.slug, e.slug), renderEventIcs(cal, e, ctx));
+    files.set(at('calendar.ics'), renderIcs(renderContext, cal, model.calendars, events, ctx));
+    if (cal) for (const e of events) files.set(paths.eventIcs(cal.slug, e.slug), renderEventIcs(renderContext, cal, e, ctx));
   }
   files.set(paths.headers(), renderHeaders());
   await writeFiles(dir, files);

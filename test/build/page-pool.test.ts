@@ -9,6 +9,7 @@ import type * as PoolModule from '../../src/build/page-pool.js';
 import type { CalendarJob } from '../../src/build/page-pool.js';
 import type * as SpoolModule from '../../src/build/spool.js';
 import type { Calendar, FeedEvent, SiteContext } from '../../src/model.js';
+import type * as ContextModule from '../../src/render/context.js';
 import type * as HtmlModule from '../../src/render/html/index.js';
 import type * as IcalModule from '../../src/render/ical/index.js';
 import type * as SyndicationModule from '../../src/render/syndication/index.js';
@@ -16,17 +17,20 @@ import { sampleCalendar, sampleEvent, sampleSite } from '../fixtures/sample.js';
 
 const dist = (p: string): string => new URL(`../../dist/${p}`, import.meta.url).href;
 const { createPageRenderer, renderCalendar } = (await import(dist('build/page-pool.js'))) as typeof PoolModule;
+const { createRenderContext } = (await import(dist('render/context.js'))) as typeof ContextModule;
 const { loadHtmlRenderer } = (await import(dist('render/html/index.js'))) as typeof HtmlModule;
 const { veventText } = (await import(dist('render/ical/index.js'))) as typeof IcalModule;
 const { renderSyndication, selectFeedEvents, newestStamp } = (await import(dist('render/syndication/index.js'))) as typeof SyndicationModule;
 const { EventSpool, spans } = (await import(dist('build/spool.js'))) as typeof SpoolModule;
 
+const ctx = createRenderContext();
+
 /** A calendar job for `events`, spooled into a spool file in `dir` as a build spools them. */
 function spooledJob(dir: string, cal: Calendar, events: FeedEvent[], site: SiteContext): CalendarJob {
   const spool = EventSpool.create(dir);
   const facts = { start: 0, end: 0, stamp: 0, pageStart: 0, pageEnd: 0, cancelled: false };
-  const refs = new Map(events.map((e) => [e.id, spool.add(e, veventText(e, site), facts)]));
-  const feed = selectFeedEvents(events, [cal], site).map((e) => refs.get(e.id)!);
+  const refs = new Map(events.map((e) => [e.id, spool.add(e, veventText(ctx, e, site), facts)]));
+  const feed = selectFeedEvents(ctx, events, [cal], site).map((e) => refs.get(e.id)!);
   return { cal, calendars: [cal], spool: spool.readableFile(), list: spans([...refs.values()]), feed: spans(feed), newest: newestStamp(events) };
 }
 
@@ -42,7 +46,7 @@ describe('page renderer worker pool (compiled)', () => {
   it('renders the same page and VEVENT bytes in worker threads as in this thread', async () => {
     const site = sampleSite();
     const html = await loadHtmlRenderer();
-    const pool = createPageRenderer(html, site, undefined);
+    const pool = createPageRenderer(ctx, html, site, undefined);
     // One core: pages render in this thread, and this test compares that path with itself.
     expect(pool.threads).toBe(Math.min(3, availableParallelism() - 1));
     try {
@@ -50,9 +54,9 @@ describe('page renderer worker pool (compiled)', () => {
       const events = Array.from({ length: 40 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
       const results = await Promise.all(events.map((e, i) => pool.render(cal, e, i % 3 !== 0)));
       results.forEach((r, i) => {
-        expect(r.vevent).toBe(veventText(events[i]!, site));
+        expect(r.vevent).toBe(veventText(ctx, events[i]!, site));
         if (i % 3 === 0) expect(r.page).toBeUndefined();
-        else expect(r.page).toBe(html.event(cal, events[i]!, site));
+        else expect(r.page).toBe(html.event(ctx, cal, events[i]!, site));
       });
     } finally {
       await pool.close();
@@ -62,20 +66,20 @@ describe('page renderer worker pool (compiled)', () => {
   it("renders a calendar's feeds and pages in a worker as the renderers do in this thread, before and after its threads stop", async () => {
     const site = sampleSite();
     const html = await loadHtmlRenderer();
-    const pool = createPageRenderer(html, site, undefined);
+    const pool = createPageRenderer(ctx, html, site, undefined);
     try {
       const cal = sampleCalendar();
       const events = Array.from({ length: 30 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
       const job = spooledJob(dir, cal, events, site);
       // From whole events in this thread, as the renderers take them: the same bytes as from the
       // spool, where only the feeds' items are read whole and the list pages get ListEvents.
-      const expected = { ...renderSyndication(cal, [cal], events, site), ...html.calendar(cal, events, site) };
-      expect(renderCalendar(html, site, job)).toEqual(expected);
+      const expected = { ...renderSyndication(ctx, cal, [cal], events, site), ...html.calendar(ctx, cal, events, site) };
+      expect(renderCalendar(ctx, html, site, job)).toEqual(expected);
       expect(expected.rss).toContain('Talk 29');
       expect(expected.index).toContain('Talk 29');
       const [inWorker, pageAlongside] = await Promise.all([pool.calendar(job), pool.render(cal, events[0]!, true)]);
       expect(inWorker).toEqual(expected);
-      expect(pageAlongside.page).toBe(html.event(cal, events[0]!, site));
+      expect(pageAlongside.page).toBe(html.event(ctx, cal, events[0]!, site));
       await pool.stopThreads();
       expect(await pool.calendar(job)).toEqual(expected);
     } finally {
@@ -86,7 +90,7 @@ describe('page renderer worker pool (compiled)', () => {
   it('finishes the jobs in flight when its threads stop, then renders the same bytes in this thread', async () => {
     const site = sampleSite();
     const html = await loadHtmlRenderer();
-    const pool = createPageRenderer(html, site, undefined);
+    const pool = createPageRenderer(ctx, html, site, undefined);
     try {
       const cal = sampleCalendar();
       const events = Array.from({ length: 20 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
@@ -98,8 +102,8 @@ describe('page renderer worker pool (compiled)', () => {
       const results = await Promise.all([...inFlight, ...after, ...events.map((e) => pool.render(cal, e, false))]);
       results.forEach((r, i) => {
         const event = events[i % events.length]!;
-        expect(r.vevent).toBe(veventText(event, site));
-        if (i < 2 * events.length) expect(r.page).toBe(html.event(cal, event, site));
+        expect(r.vevent).toBe(veventText(ctx, event, site));
+        if (i < 2 * events.length) expect(r.page).toBe(html.event(ctx, cal, event, site));
         else expect(r.page).toBeUndefined();
       });
       await pool.stopThreads();
@@ -114,7 +118,7 @@ describe('page renderer worker pool (compiled)', () => {
     await writeFile(path.join(templates, 'pages', 'event.hbs'), '{{token}}');
     const site = sampleSite();
     const html = await loadHtmlRenderer(templates);
-    const pool = createPageRenderer(html, site, templates);
+    const pool = createPageRenderer(ctx, html, site, templates);
     try {
       await expect(pool.render(sampleCalendar(), sampleEvent(), true)).rejects.toMatchObject({ name: 'CalfeedError', code: 'BUILD', message: expect.stringMatching(/event/) });
       // Only the page needs the template: a VEVENT alone still renders.

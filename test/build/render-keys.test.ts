@@ -4,13 +4,16 @@ import type { EventRef } from '../../src/build/spool.js';
 import type { Calendar, FeedEvent, SiteContext } from '../../src/model.js';
 import { upcomingCount } from '../../src/render/html/index.js';
 import { sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../fixtures/sample.js';
+import { createRenderContext } from '../../src/render/context.js';
+
+const ctx = createRenderContext();
 
 const HOUR = 3_600_000;
 
 /** Refs as the build makes them (without a spool: `at` indexes `records`). */
 function refsOf(cal: Calendar, events: FeedEvent[], site: SiteContext): { refs: EventRef[]; record: (ref: EventRef) => Buffer } {
   const records = events.map((e) => Buffer.from(JSON.stringify(e)));
-  const refs = events.map((e, at) => ({ calendarId: e.calendarId, id: e.id, ...eventFacts(cal, e, site), at, jsonBytes: records[at]!.length, veventBytes: 0 }));
+  const refs = events.map((e, at) => ({ calendarId: e.calendarId, id: e.id, ...eventFacts(ctx, cal, e, site), at, jsonBytes: records[at]!.length, veventBytes: 0 }));
   return { refs, record: (ref) => records[ref.at]! };
 }
 
@@ -18,7 +21,7 @@ function refsOf(cal: Calendar, events: FeedEvent[], site: SiteContext): { refs: 
 function boundaries(events: FeedEvent[], cal: Calendar, site: SiteContext): number[] {
   const times = new Set<number>();
   for (const e of events) {
-    const f = eventFacts(cal, e, site);
+    const f = eventFacts(ctx, cal, e, site);
     for (const t of [f.start, f.end, f.pageStart, f.pageEnd]) for (const d of [-1, 0, 1]) times.add(t + d);
   }
   return [...times].sort((a, b) => a - b);
@@ -39,7 +42,7 @@ describe('render keys', () => {
     for (const now of nows) {
       const site = sampleSite({ now });
       const { refs } = refsOf(cal, events, site);
-      const count = upcomingCount(cal, events, site);
+      const count = upcomingCount(ctx, cal, events, site);
       expect(upcomingOfRefs(refs, site), new Date(now).toISOString()).toBe(count);
       seen.add(count);
     }
@@ -53,7 +56,7 @@ describe('render keys', () => {
     const keysAt = (now: number, overrides: Partial<SiteContext> = {}) => {
       const site = sampleSite({ now, ...overrides });
       const { refs, record } = refsOf(cal, events, site);
-      return calendarKeys({ environment: renderEnvironment(site, 'templates'), calendars: JSON.stringify([cal]), cal, refs, ics: [], record, site });
+      return calendarKeys({ ctx, environment: renderEnvironment(site, 'templates'), calendars: JSON.stringify([cal]), cal, refs, ics: [], record, site });
     };
     // 2026-03-20 12:00 and 13:00 UTC: the same day in Vilnius, no event starts or ends between.
     const noon = Date.UTC(2026, 2, 20, 12, 0);

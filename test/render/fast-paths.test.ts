@@ -4,7 +4,7 @@
 // daylight-saving days, odd zones and multi-byte text.
 
 import { DateTime } from 'luxon';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dayKeyOf, formatListTime, formatLongWhen, isoInZone } from '../../src/render/html/format.js';
 import { relHref } from '../../src/render/html/links.js';
 import { calendarViews, eventView } from '../../src/render/html/view.js';
@@ -17,6 +17,9 @@ import { formatWhenLong } from '../../src/render/syndication/when.js';
 import { htmlToText, stripControl } from '../../src/render/text.js';
 import { referenceEscapeText, referenceHtmlToText, referenceUtcDateTime } from './reference.js';
 import { htmlSoup, seeded, textSoup } from './soup.js';
+import { createRenderContext } from '../../src/render/context.js';
+
+const ctx = createRenderContext();
 
 const ZONES = ['UTC', 'utc', 'Etc/UTC', 'Europe/Vilnius', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata', 'Pacific/Chatham', 'America/St_Johns', 'Pacific/Apia', 'Europe/London'];
 const HOUR = 3_600_000;
@@ -36,7 +39,7 @@ describe('zone fast paths agree with luxon and Intl', () => {
   it('isoInZone is luxon toISO({ suppressMilliseconds: true })', () => {
     for (const zone of ZONES) {
       for (const ms of instants()) {
-        expect(isoInZone(ms, zone), `${zone} ${ms}`).toBe(DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }));
+        expect(isoInZone(ctx, ms, zone), `${zone} ${ms}`).toBe(DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }));
       }
     }
   });
@@ -45,7 +48,7 @@ describe('zone fast paths agree with luxon and Intl', () => {
     for (const zone of ZONES) {
       const f = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
       for (const ms of instants().filter((t) => t > Date.parse('1900-01-02T00:00:00Z') && t < Date.parse('9999-12-30T00:00:00Z'))) {
-        expect(dayKeyOf(ms, zone), `${zone} ${ms}`).toBe(f.format(ms));
+        expect(dayKeyOf(ctx, ms, zone), `${zone} ${ms}`).toBe(f.format(ms));
       }
     }
   });
@@ -64,8 +67,8 @@ describe('zone fast paths agree with luxon and Intl', () => {
             const f = day.format(start) === day.format(end) ? same : multi;
             const expected = end > start ? f.formatRange(start, end) : f.format(start);
             const when = { kind: 'timed' as const, start, end };
-            expect(formatListTime(when, zone, locale), `${locale} ${zone} ${start} ${end}`).toBe(expected);
-            expect(formatLongWhen(when, zone, locale)).toBe(end > start ? long.formatRange(start, end) : long.format(start));
+            expect(formatListTime(ctx, when, zone, locale), `${locale} ${zone} ${start} ${end}`).toBe(expected);
+            expect(formatLongWhen(ctx, when, zone, locale)).toBe(end > start ? long.formatRange(start, end) : long.format(start));
           }
         }
       }
@@ -86,7 +89,7 @@ describe('zone fast paths agree with luxon and Intl', () => {
           for (const length of [1_000, 30 * 60_000, 3 * HOUR, 26 * HOUR]) {
             const end = start + length;
             const event = { calendarId: 'c', calendarSlug: 'c', id: 'e', slug: 'e', title: 't', status: 'confirmed' as const, categories: [], when: { kind: 'timed' as const, start, end } };
-            expect(formatWhenLong(event, locale, zone), `${locale} ${zone} ${start} ${end}`).toBe(`${f.formatRange(start, end)} (${zone})`);
+            expect(formatWhenLong(ctx, event, locale, zone), `${locale} ${zone} ${start} ${end}`).toBe(`${f.formatRange(start, end)} (${zone})`);
           }
         }
       }
@@ -171,23 +174,23 @@ describe('text conversions', () => {
 
   it('remembered conversions return the same answer as the first time, per input and base URL', () => {
     const html = '<p>Talk &amp; <a href="/more">more</a></p><ul><li>one</li><li>two</li></ul>';
-    const first = htmlToText(html);
+    const first = htmlToText(ctx, html);
     expect(first).toContain('- one');
-    expect(htmlToText(html)).toBe(first);
-    const a = sanitizeHtml(html, 'https://a.example/x/');
-    const b = sanitizeHtml(html, 'https://b.example/y/');
+    expect(htmlToText(ctx, html)).toBe(first);
+    const a = sanitizeHtml(ctx, html, 'https://a.example/x/');
+    const b = sanitizeHtml(ctx, html, 'https://b.example/y/');
     expect(a).toContain('https://a.example/more');
     expect(b).toContain('https://b.example/more');
-    expect(sanitizeHtml(html, 'https://a.example/x/')).toBe(a);
+    expect(sanitizeHtml(ctx, html, 'https://a.example/x/')).toBe(a);
     // No base: the relative link is dropped, and that answer is not confused with a base-URL one.
-    expect(sanitizeHtml(html)).not.toContain('example');
+    expect(sanitizeHtml(ctx, html)).not.toContain('example');
   });
 
   it('htmlToText is the regex-by-regex conversion it replaced, over hostile markup and text', () => {
     const random = seeded(3);
     for (let n = 0; n < 4000; n++) {
       const input = random() < 0.8 ? htmlSoup(random) : textSoup(random);
-      expect(htmlToText(input), JSON.stringify(input)).toBe(referenceHtmlToText(input));
+      expect(htmlToText(ctx, input), JSON.stringify(input)).toBe(referenceHtmlToText(input));
     }
   });
 
@@ -232,31 +235,27 @@ describe('event page views', () => {
       when: { kind: 'timed' as const, start: Date.parse('2026-09-24T12:00:00Z'), end: Date.parse('2026-09-24T14:00:00Z') },
       description: '<p><a href="/more">More</a></p>', firstSeen: 0, changedAt: 0, sequence: 0,
     };
-    // A freshly loaded module, with nothing remembered, is the uncached computation.
-    const fresh = async (s: typeof site, c: typeof cal, e = event) => {
-      vi.resetModules();
-      const view = await import('../../src/render/html/view.js');
-      return view.eventView({ ...c }, e, s);
-    };
-    expect(eventView(cal, event, site)).toEqual(await fresh(site, cal));
+    // A fresh render context, with nothing remembered, is the uncached computation.
+    const fresh = async (s: typeof site, c: typeof cal, e = event) => eventView(createRenderContext(), { ...c }, e, s);
+    expect(eventView(ctx, cal, event, site)).toEqual(await fresh(site, cal));
     for (const other of [
       { ...site, siteUrl: 'https://b.example/x/' }, { ...site, title: 'B' }, { ...site, locale: 'lt' }, { ...site, timeZone: 'UTC' }, { ...site, version: '2' },
     ]) {
-      expect(eventView(cal, event, other)).toEqual(await fresh(other, cal));
+      expect(eventView(ctx, cal, event, other)).toEqual(await fresh(other, cal));
     }
     for (const change of [{ title: 'Renamed' }, { slug: 'c-1' }, { timeZone: 'Asia/Tokyo' }, { url: undefined }, { url: 'https://elsewhere.example/' }]) {
       // Remembered for this calendar and site first; then the changed calendar comes as the same
       // object, and as a copy (as a page worker gets it).
-      eventView(cal, event, site);
+      eventView(ctx, cal, event, site);
       Object.assign(cal, change);
-      expect(eventView(cal, event, site)).toEqual(await fresh(site, cal));
-      expect(eventView({ ...cal, ...change }, event, site)).toEqual(await fresh(site, cal));
+      expect(eventView(ctx, cal, event, site)).toEqual(await fresh(site, cal));
+      expect(eventView(ctx, { ...cal, ...change }, event, site)).toEqual(await fresh(site, cal));
     }
     // Calendar pages link their events as relHref would, whatever the slugs.
     for (const slug of ['c1', 'a/b', 'x/', '..', 'a/../b', '']) {
       const c = { ...cal, slug };
       const events = ['e1', 'a/b', '..', '_x.y-z'].map((s, i) => ({ ...event, id: `e${i}`, slug: s, title: s, when: { ...event.when, start: site.now + (i + 1) * HOUR, end: site.now + (i + 2) * HOUR } }));
-      const views = calendarViews(c, events, site);
+      const views = calendarViews(ctx, c, events, site);
       const listed = views.index.days.flatMap((d) => d.events);
       expect(listed.length + views.widget.events.length).toBe(2 * events.length);
       for (const link of listed) expect(link.href, `${slug} ${link.title}`).toBe(relHref(paths.calendar(slug, 'index.html'), paths.eventPage(slug, link.title)));
@@ -264,7 +263,7 @@ describe('event page views', () => {
     }
     // A slug that is not one plain segment takes the general path.
     const odd = { ...event, slug: 'a/b' };
-    expect(eventView(cal, odd, site).event.icsHref).toBe('b.ics');
-    expect(eventView(cal, odd, site).page.home).toBe('../../../../index.html');
+    expect(eventView(ctx, cal, odd, site).event.icsHref).toBe('b.ics');
+    expect(eventView(ctx, cal, odd, site).page.home).toBe('../../../../index.html');
   });
 });

@@ -10,6 +10,9 @@ import { isUpcoming, pageToday, pageTodayChangesAt, upcomingChangesAt } from '..
 import { icalWindowChangesAt, inIcalWindow } from '../../src/render/ical/index.js';
 import { feedWindowChangesAt, inFeedWindow } from '../../src/render/syndication/index.js';
 import { seeded } from './soup.js';
+import { createRenderContext } from '../../src/render/context.js';
+
+const ctx = createRenderContext();
 
 const DAY = 86_400_000;
 const BASE = Date.UTC(2026, 2, 29, 0, 30); // a DST weekend in Europe
@@ -79,8 +82,8 @@ describe('when the decisions taken from "now" change', () => {
       // Across ten years, so DST transitions of every kind are among the instants.
       const now = Date.UTC(2020, 0, 1) + Math.floor(random() * 3650 * DAY);
       const cal: Calendar = { id: 'c', slug: 'c', title: 'C', timeZone: zone };
-      const at = pageTodayChangesAt(cal, site(now));
-      holdsUntil((t) => pageToday(cal, site(t)), now, at, random);
+      const at = pageTodayChangesAt(ctx, cal, site(now));
+      holdsUntil((t) => pageToday(ctx, cal, site(t)), now, at, random);
       expect(at - now).toBeLessThanOrEqual(2 * DAY);
     }
   });
@@ -93,9 +96,9 @@ describe('when the decisions taken from "now" change', () => {
       ['Europe/Vilnius', '2026-03-28T12:00:00Z'],
     ] as const) {
       const now = Date.parse(iso);
-      const at = nextDayKeyAt(now, zone);
-      expect(dayKeyOf(at - 1, zone)).toBe(dayKeyOf(now, zone));
-      expect(dayKeyOf(at, zone)).not.toBe(dayKeyOf(now, zone));
+      const at = nextDayKeyAt(ctx, now, zone);
+      expect(dayKeyOf(ctx, at - 1, zone)).toBe(dayKeyOf(ctx, now, zone));
+      expect(dayKeyOf(ctx, at, zone)).not.toBe(dayKeyOf(ctx, now, zone));
     }
   });
 });

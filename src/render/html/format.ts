@@ -4,59 +4,48 @@
 
 import { DateTime, IANAZone } from 'luxon';
 import type { EventWhen, FeedEvent } from '../../model.js';
-import { StringMemo } from '../memo.js';
+import { remember, type RenderContext } from '../context.js';
 import { wallRangeFormatter } from '../range.js';
 import { isUniversalZone, wallMs } from '../zone.js';
 
 // Checking a zone or locale builds an Intl object (tens of microseconds); a site has few of each
-// and asks once per event, so the answers are remembered.
-const validZones = new Map<string, boolean>();
-function isZone(zone: string): boolean {
-  let valid = validZones.get(zone);
-  if (valid === undefined) {
-    valid = IANAZone.isValidZone(zone);
-    validZones.set(zone, valid);
-  }
-  return valid;
+// and asks once per event, so the answers are remembered (ctx.pageZones, ctx.pageLocales).
+function isZone(ctx: RenderContext, zone: string): boolean {
+  return remember(ctx.pageZones, zone, 1000, (z) => IANAZone.isValidZone(z));
 }
 
 /** A zone Intl and luxon both accept: the given one, else the fallback, else UTC. */
-export function safeZone(zone: string | undefined, fallback = 'UTC'): string {
-  if (zone && isZone(zone)) return zone;
-  return isZone(fallback) ? fallback : 'UTC';
+export function safeZone(ctx: RenderContext, zone: string | undefined, fallback = 'UTC'): string {
+  if (zone && isZone(ctx, zone)) return zone;
+  return isZone(ctx, fallback) ? fallback : 'UTC';
 }
 
-const checkedLocales = new Map<string, string>();
-
 /** The first locale of a list like "lt,en" that Intl accepts, else "en". */
-export function safeLocale(locale: string | undefined): string {
-  const key = locale ?? '';
-  const known = checkedLocales.get(key);
-  if (known !== undefined) return known;
-  let result = 'en';
-  for (const candidate of key.split(',').map((l) => l.trim())) {
+export function safeLocale(ctx: RenderContext, locale: string | undefined): string {
+  return remember(ctx.pageLocales, locale ?? '', 1000, firstValidLocale);
+}
+
+function firstValidLocale(list: string): string {
+  for (const candidate of list.split(',').map((l) => l.trim())) {
     if (!candidate) continue;
     try {
       new Intl.DateTimeFormat(candidate);
-      result = candidate;
-      break;
+      return candidate;
     } catch {
       // Not a valid BCP 47 tag: try the next one.
     }
   }
-  checkedLocales.set(key, result);
-  return result;
+  return 'en';
 }
 
 // Building an Intl.DateTimeFormat costs far more than using one, and a big site formats hundreds of
 // thousands of dates with a handful of distinct (locale, zone, style) triples. Styles are the
-// constant option objects below, so the cache is keyed by their identity, then locale and zone.
-const formatters = new WeakMap<Intl.DateTimeFormatOptions, Map<string, Intl.DateTimeFormat>>();
-function formatter(locale: string, timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  let byPlace = formatters.get(options);
+// constant option objects below, so ctx.pageFormatters is keyed by their identity, then locale and zone.
+function formatter(ctx: RenderContext, locale: string, timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  let byPlace = ctx.pageFormatters.get(options);
   if (!byPlace) {
     byPlace = new Map();
-    formatters.set(options, byPlace);
+    ctx.pageFormatters.set(options, byPlace);
   }
   const key = `${locale}|${timeZone}`;
   let f = byPlace.get(key);
@@ -75,15 +64,14 @@ const TIME_MULTI_DAY: Intl.DateTimeFormatOptions = { month: 'short', day: 'numer
 const LONG_WHEN: Intl.DateTimeFormatOptions = { dateStyle: 'full', timeStyle: 'short' };
 
 // formatRange costs ten times what format does (ICU builds an interval pattern each call), and
-// events repeat the same times of day and the same days: labels are remembered per input.
-const labels = new StringMemo(20_000, 2_000_000);
+// events repeat the same times of day and the same days: labels are remembered per input
+// (ctx.pageLabels).
 const DAY_MS = 86_400_000;
 
 // All-day events share few distinct dates, and each is converted for the list, the page and the
-// JSON-LD: midnights are remembered per zone and date (bounded; dates come from portal data).
-const dayStarts = new Map<string, Map<string, number>>();
-const dayEnds = new Map<string, Map<string, number>>();
-function remember(cache: Map<string, Map<string, number>>, zone: string, isoDate: string, end: boolean): number {
+// JSON-LD: midnights are remembered per zone and date (ctx.dayStarts, ctx.dayEnds; bounded, as
+// dates come from portal data).
+function midnight(cache: Map<string, Map<string, number>>, zone: string, isoDate: string, end: boolean): number {
   let byDate = cache.get(zone);
   if (byDate === undefined) {
     if (cache.size >= 1000) cache.clear();
@@ -101,20 +89,20 @@ function remember(cache: Map<string, Map<string, number>>, zone: string, isoDate
 }
 
 /** Epoch ms of midnight starting an ISO date in a zone. */
-function dayStart(isoDate: string, zone: string): number {
-  return remember(dayStarts, zone, isoDate, false);
+function dayStart(ctx: RenderContext, isoDate: string, zone: string): number {
+  return midnight(ctx.dayStarts, zone, isoDate, false);
 }
 
 /** Epoch ms of midnight ending an ISO date in a zone (NaN when the date does not parse). */
-function dayEnd(isoDate: string, zone: string): number {
-  return remember(dayEnds, zone, isoDate, true);
+function dayEnd(ctx: RenderContext, isoDate: string, zone: string): number {
+  return midnight(ctx.dayEnds, zone, isoDate, true);
 }
 
 /** The instant range an event occupies; an all-day event runs to midnight after its last day. */
-export function eventSpan(when: EventWhen, zone: string): { start: number; end: number } {
+export function eventSpan(ctx: RenderContext, when: EventWhen, zone: string): { start: number; end: number } {
   if (when.kind === 'timed') return { start: when.start, end: when.end ?? when.start };
-  const start = dayStart(when.startDate, zone);
-  const end = dayEnd(when.endDate, zone);
+  const start = dayStart(ctx, when.startDate, zone);
+  const end = dayEnd(ctx, when.endDate, zone);
   return { start, end: Number.isFinite(end) ? end : start + DAY_MS };
 }
 
@@ -122,10 +110,10 @@ export function eventSpan(when: EventWhen, zone: string): { start: number; end: 
  * Events split at "now" and ordered by start (all-day events before timed ones that start at the
  * same midnight; ties by title, then id, so the order never depends on the input's).
  */
-export function splitByNow<E extends Pick<FeedEvent, 'when' | 'title' | 'id'>>(events: readonly E[], zone: string, now: number): { upcoming: E[]; past: E[] } {
+export function splitByNow<E extends Pick<FeedEvent, 'when' | 'title' | 'id'>>(ctx: RenderContext, events: readonly E[], zone: string, now: number): { upcoming: E[]; past: E[] } {
   // Spans are computed once per event: zone arithmetic is the costly part on a big calendar.
   const keyed = events.map((e) => {
-    const span = eventSpan(e.when, zone);
+    const span = eventSpan(ctx, e.when, zone);
     return { e, key: span.start - (e.when.kind === 'allDay' ? 0.5 : 0), upcoming: isUpcoming(span, now) };
   });
   keyed.sort((a, b) => a.key - b.key || (a.e.title < b.e.title ? -1 : a.e.title > b.e.title ? 1 : 0) || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0));
@@ -156,108 +144,108 @@ export function upcomingChangesAt(span: { start: number; end: number }, now: num
  * found with dayKeyOf itself (so it agrees with it across DST changes and odd zones) by halving
  * the two days after `now`, within which a zone's date always changes.
  */
-export function nextDayKeyAt(now: number, zone: string): number {
-  const today = dayKeyOf(now, zone);
+export function nextDayKeyAt(ctx: RenderContext, now: number, zone: string): number {
+  const today = dayKeyOf(ctx, now, zone);
   let lo = now; // same day
   let hi = now + 2 * 86_400_000; // another day
-  if (dayKeyOf(hi, zone) === today) return now; // cannot happen; "changes now" is the safe answer
+  if (dayKeyOf(ctx, hi, zone) === today) return now; // cannot happen; "changes now" is the safe answer
   while (hi - lo > 1) {
     const mid = lo + Math.floor((hi - lo) / 2);
-    if (dayKeyOf(mid, zone) === today) lo = mid;
+    if (dayKeyOf(ctx, mid, zone) === today) lo = mid;
     else hi = mid;
   }
   return hi;
 }
 
 /** `YYYY-MM-DD` of an instant in a zone. */
-export function dayKeyOf(ms: number, zone: string): string {
+export function dayKeyOf(ctx: RenderContext, ms: number, zone: string): string {
   // The wall date from the zone's (remembered) offset; Intl for years outside 1900-9999.
-  const local = wallMs(zone, ms);
+  const local = wallMs(ctx, zone, ms);
   if (local) {
     const d = new Date(local.wall);
     return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
   }
-  const parts = formatter('en-US', zone, DAY_KEY).formatToParts(ms);
+  const parts = formatter(ctx, 'en-US', zone, DAY_KEY).formatToParts(ms);
   const part = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year').padStart(4, '0')}-${part('month')}-${part('day')}`;
 }
 
 /** The day an event is listed under: its first day in the calendar's zone. */
-export function eventDayKey(when: EventWhen, zone: string): string {
-  return when.kind === 'allDay' ? when.startDate : dayKeyOf(when.start, zone);
+export function eventDayKey(ctx: RenderContext, when: EventWhen, zone: string): string {
+  return when.kind === 'allDay' ? when.startDate : dayKeyOf(ctx, when.start, zone);
 }
 
 /** A day heading such as "Wednesday, March 25, 2026" for a `YYYY-MM-DD` key. */
-export function formatDay(dayKey: string, locale: string): string {
-  return labels.get(`day|${locale}|${dayKey}`, () => {
+export function formatDay(ctx: RenderContext, dayKey: string, locale: string): string {
+  return ctx.pageLabels.get(`day|${locale}|${dayKey}`, () => {
     const ms = Date.parse(`${dayKey}T00:00:00Z`);
-    return formatter(locale, 'UTC', DAY_FULL).format(Number.isFinite(ms) ? ms : 0);
+    return formatter(ctx, locale, 'UTC', DAY_FULL).format(Number.isFinite(ms) ? ms : 0);
   });
 }
 
 /** Short time label for a list: "5:00 – 7:00 PM", "All day", or a range for multi-day events. */
-export function formatListTime(when: EventWhen, zone: string, locale: string): string {
+export function formatListTime(ctx: RenderContext, when: EventWhen, zone: string, locale: string): string {
   if (when.kind === 'allDay') {
     if (when.startDate === when.endDate) return '';
-    return formatDateRange(when.startDate, when.endDate, locale);
+    return formatDateRange(ctx, when.startDate, when.endDate, locale);
   }
   const end = when.end ?? when.start;
   const start = when.start;
-  const sameDay = dayKeyOf(start, zone) === dayKeyOf(end, zone);
+  const sameDay = dayKeyOf(ctx, start, zone) === dayKeyOf(ctx, end, zone);
   if (sameDay) {
     // Hours and minutes only: the label depends on the two wall times alone, so it is made from
     // them, placed on one UTC day, and shared by every event at those times in any zone.
-    const from = wallMs(zone, start);
-    const to = wallMs(zone, end);
+    const from = wallMs(ctx, zone, start);
+    const to = wallMs(ctx, zone, end);
     // (Not when the end's wall time is before the start's: an hour repeated when clocks go back.)
     if (from && to && to.wall >= from.wall) {
       const a = ((from.wall % DAY_MS) + DAY_MS) % DAY_MS;
       const b = a + (to.wall - from.wall);
-      return labels.get(`time|${locale}|${a}|${b}|${end > start}`, () => {
-        const f = formatter(locale, 'UTC', TIME_SAME_DAY);
+      return ctx.pageLabels.get(`time|${locale}|${a}|${b}|${end > start}`, () => {
+        const f = formatter(ctx, locale, 'UTC', TIME_SAME_DAY);
         return end > start ? f.formatRange(a, b) : f.format(a);
       });
     }
   }
-  const f = formatter(locale, zone, sameDay ? TIME_SAME_DAY : TIME_MULTI_DAY);
-  return labels.get(`list|${locale}|${zone}|${sameDay}|${start}|${end}`, () => (end > start ? f.formatRange(start, end) : f.format(start)));
+  const f = formatter(ctx, locale, zone, sameDay ? TIME_SAME_DAY : TIME_MULTI_DAY);
+  return ctx.pageLabels.get(`list|${locale}|${zone}|${sameDay}|${start}|${end}`, () => (end > start ? f.formatRange(start, end) : f.format(start)));
 }
 
 /** Full date-and-time label for an event page, in one zone. */
-export function formatLongWhen(when: EventWhen, zone: string, locale: string): string {
-  if (when.kind === 'allDay') return formatDateRange(when.startDate, when.endDate, locale, 'full');
+export function formatLongWhen(ctx: RenderContext, when: EventWhen, zone: string, locale: string): string {
+  if (when.kind === 'allDay') return formatDateRange(ctx, when.startDate, when.endDate, locale, 'full');
   const start = when.start;
   const end = when.end ?? start;
   // The label shows wall-clock fields only (no zone name), so it is made from the two wall times
   // placed in UTC, as formatListTime does, where same-day ranges can be composed from remembered
   // parts (../range.ts). (Not when the end's wall time is before the start's: an hour repeated
   // when clocks go back.)
-  const from = wallMs(zone, start);
-  const to = end === start ? from : wallMs(zone, end);
+  const from = wallMs(ctx, zone, start);
+  const to = end === start ? from : wallMs(ctx, zone, end);
   if (from && to && to.wall >= from.wall) {
-    const f = formatter(locale, 'UTC', LONG_WHEN);
+    const f = formatter(ctx, locale, 'UTC', LONG_WHEN);
     // Nearly every event's label is new (its own day and times), so the composing formatter, not
     // the label memo, is what saves ICU's formatRange here.
-    if (end > start) return wallRangeFormatter(f).formatRange(from.wall, to.wall);
-    return labels.get(`long|${locale}|${from.wall}`, () => f.format(from.wall));
+    if (end > start) return wallRangeFormatter(ctx, f).formatRange(from.wall, to.wall);
+    return ctx.pageLabels.get(`long|${locale}|${from.wall}`, () => f.format(from.wall));
   }
-  const f = formatter(locale, zone, LONG_WHEN);
-  return labels.get(`long|${locale}|${zone}|${start}|${end}`, () => (end > start ? f.formatRange(start, end) : f.format(start)));
+  const f = formatter(ctx, locale, zone, LONG_WHEN);
+  return ctx.pageLabels.get(`long|${locale}|${zone}|${start}|${end}`, () => (end > start ? f.formatRange(start, end) : f.format(start)));
 }
 
 /** A range of whole days ("April 6 – 8, 2026"); dates are calendar days, so format them in UTC. */
-function formatDateRange(startDate: string, endDate: string, locale: string, style: 'long' | 'full' = 'long'): string {
+function formatDateRange(ctx: RenderContext, startDate: string, endDate: string, locale: string, style: 'long' | 'full' = 'long'): string {
   const start = Date.parse(`${startDate}T00:00:00Z`);
   const end = Date.parse(`${endDate}T00:00:00Z`);
-  const f = formatter(locale, 'UTC', style === 'full' ? DAY_FULL : DATE_LONG);
+  const f = formatter(ctx, locale, 'UTC', style === 'full' ? DAY_FULL : DATE_LONG);
   if (!Number.isFinite(start)) return startDate;
-  return labels.get(`range|${locale}|${style}|${start}|${end}`, () => (Number.isFinite(end) && end > start ? f.formatRange(start, end) : f.format(start)));
+  return ctx.pageLabels.get(`range|${locale}|${style}|${start}|${end}`, () => (Number.isFinite(end) && end > start ? f.formatRange(start, end) : f.format(start)));
 }
 
 /** ISO 8601 for `<time datetime>` and JSON-LD: dates stay dates, instants carry the zone's offset. */
-export function isoInZone(ms: number, zone: string): string {
+export function isoInZone(ctx: RenderContext, ms: number, zone: string): string {
   // What luxon's toISO({ suppressMilliseconds: true }) writes, from the remembered offset.
-  const local = wallMs(zone, ms);
+  const local = wallMs(ctx, zone, ms);
   if (local) {
     // YYYY-MM-DDTHH:mm:ss, and .sss when there are milliseconds (toISOString's fields; these
     // years have four digits), from the fields rather than by cutting toISOString(), which costs more.
@@ -267,7 +255,7 @@ export function isoInZone(ms: number, zone: string): string {
       `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}T${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}` +
       (milliseconds === 0 ? '' : milliseconds < 10 ? `.00${milliseconds}` : milliseconds < 100 ? `.0${milliseconds}` : `.${milliseconds}`);
     const { offset } = local;
-    if (offset === 0 && isUniversalZone(zone)) return `${head}Z`;
+    if (offset === 0 && isUniversalZone(ctx, zone)) return `${head}Z`;
     const abs = Math.abs(offset);
     return `${head}${offset < 0 ? '-' : '+'}${pad2(Math.trunc(abs / 60))}:${pad2(abs % 60)}`;
   }

@@ -1,10 +1,12 @@
 // The HTML renderer: index page, calendar pages, event pages, the iframe widget page and the static
 // assets. Templates are loaded and compiled once (loadHtmlRenderer); every render call after that
-// is pure: the same model, site and templates give the same bytes.
+// is pure: the same model, site and templates give the same bytes (the render context only
+// remembers answers).
 
 import { CalfeedError } from '../../errors.js';
 import type { Calendar, FeedEvent, ListEvent, SiteContext } from '../../model.js';
 import { paths } from '../../paths.js';
+import type { RenderContext } from '../context.js';
 import { loadTemplates } from './templates.js';
 import { calendarViews, eventView, indexView } from './view.js';
 
@@ -13,11 +15,11 @@ export { isUpcoming, upcomingChangesAt } from './format.js';
 
 export interface HtmlRenderer {
   /** index.html: every calendar with its upcoming-events count (see upcomingCount) and subscribe links. */
-  index(calendars: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext): string;
+  index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext): string;
   /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
-  calendar(cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: string; past: string; widget: string };
+  calendar(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: string; past: string; widget: string };
   /** calendars/{slug}/events/{eventSlug}.html: the whole event, with JSON-LD and an "add to calendar" link. */
-  event(cal: Calendar, event: FeedEvent, site: SiteContext): string;
+  event(ctx: RenderContext, cal: Calendar, event: FeedEvent, site: SiteContext): string;
   /** Static assets written at the site root, keyed by output path: style.css, widget.js, page.js. */
   assets(): Record<string, string>;
   /** Changes whenever a template or asset in effect changes (built-in or --templates). */
@@ -41,16 +43,16 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     assets[paths.site(name)] = text;
   }
   return {
-    index: (calendars, upcoming, site) => templates.render('index', indexView(calendars, upcoming, site)),
-    calendar(cal, events, site) {
-      const views = calendarViews(cal, events, site);
+    index: (ctx, calendars, upcoming, site) => templates.render('index', indexView(ctx, calendars, upcoming, site)),
+    calendar(ctx, cal, events, site) {
+      const views = calendarViews(ctx, cal, events, site);
       return {
         index: templates.render('calendar', views.index),
         past: templates.render('past', views.past),
         widget: templates.render('widget', views.widget),
       };
     },
-    event: (cal, event, site) => templates.render('event', eventView(cal, event, site)),
+    event: (ctx, cal, event, site) => templates.render('event', eventView(ctx, cal, event, site)),
     assets: () => ({ ...assets }),
     fingerprint: templates.fingerprint,
   };

@@ -5,6 +5,7 @@
 import type { Calendar, FeedEvent } from '../../model.js';
 import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
+import type { RenderContext } from '../context.js';
 import { htmlToText } from '../text.js';
 import { eventSpan, isoInZone } from './format.js';
 import { safeHttpUrl } from './links.js';
@@ -15,7 +16,7 @@ export function escapeJsonForScript(json: string): string {
 }
 
 /** The schema.org Event object for one event (plain data; see eventJsonLd for the script text). */
-export function eventSchema(cal: Calendar, e: FeedEvent, siteUrl: string, zone: string): Record<string, unknown> {
+export function eventSchema(ctx: RenderContext, cal: Calendar, e: FeedEvent, siteUrl: string, zone: string): Record<string, unknown> {
   const when = e.when;
   let startDate: string;
   let endDate: string | undefined;
@@ -23,8 +24,8 @@ export function eventSchema(cal: Calendar, e: FeedEvent, siteUrl: string, zone: 
     startDate = when.startDate;
     endDate = when.endDate;
   } else {
-    startDate = isoInZone(when.start, zone);
-    endDate = when.end === undefined ? undefined : isoInZone(eventSpan(when, zone).end, zone);
+    startDate = isoInZone(ctx, when.start, zone);
+    endDate = when.end === undefined ? undefined : isoInZone(ctx, eventSpan(ctx, when, zone).end, zone);
   }
   const schema: Record<string, unknown> = {
     '@context': 'https://schema.org',
@@ -35,7 +36,7 @@ export function eventSchema(cal: Calendar, e: FeedEvent, siteUrl: string, zone: 
     eventStatus: isCancelled(e) ? 'https://schema.org/EventCancelled' : 'https://schema.org/EventScheduled',
     url: absoluteUrl(siteUrl, paths.eventPage(cal.slug, e.slug)),
   };
-  if (e.description) schema.description = htmlToText(e.description);
+  if (e.description) schema.description = htmlToText(ctx, e.description);
   if (e.location) {
     schema.location = {
       '@type': 'Place',
@@ -43,7 +44,7 @@ export function eventSchema(cal: Calendar, e: FeedEvent, siteUrl: string, zone: 
       ...(e.location.address ? { address: e.location.address } : {}),
     };
   }
-  const image = safeHttpUrl(e.image);
+  const image = safeHttpUrl(ctx, e.image);
   if (image) schema.image = [image];
   if (e.organizer?.name || e.organizer?.email) {
     schema.organizer = {
@@ -52,12 +53,12 @@ export function eventSchema(cal: Calendar, e: FeedEvent, siteUrl: string, zone: 
       ...(e.organizer.email ? { email: e.organizer.email } : {}),
     };
   }
-  const sameAs = safeHttpUrl(e.url);
+  const sameAs = safeHttpUrl(ctx, e.url);
   if (sameAs) schema.sameAs = sameAs;
   return schema;
 }
 
 /** The JSON-LD text for an event page's <script type="application/ld+json">. */
-export function eventJsonLd(cal: Calendar, e: FeedEvent, siteUrl: string, zone: string): string {
-  return escapeJsonForScript(JSON.stringify(eventSchema(cal, e, siteUrl, zone)));
+export function eventJsonLd(ctx: RenderContext, cal: Calendar, e: FeedEvent, siteUrl: string, zone: string): string {
+  return escapeJsonForScript(JSON.stringify(eventSchema(ctx, cal, e, siteUrl, zone)));
 }

@@ -4,6 +4,7 @@
 
 import { posix } from 'node:path';
 import { absoluteUrl, paths } from '../../paths.js';
+import { remember, type RenderContext } from '../context.js';
 
 /** Relative href from one output file to another (both relative output paths). */
 export function relHref(fromFile: string, toPath: string): string {
@@ -14,21 +15,12 @@ export function relHref(fromFile: string, toPath: string): string {
 }
 
 /** An http(s) URL from untrusted data, normalized, or null for anything else (javascript:, data:, junk). */
-export function safeHttpUrl(url: string | undefined): string | null {
+export function safeHttpUrl(ctx: RenderContext, url: string | undefined): string | null {
   if (!url) return null;
   // An event page asks for its event's URL twice and its calendar's once; the JSON-LD again.
   // (Bounded: at most 10,000 URLs of at most 2,000 characters; longer ones are parsed each time.)
-  if (url.length > 2000) return parseHttpUrl(url);
-  let known = httpUrls.get(url);
-  if (known === undefined) {
-    known = parseHttpUrl(url);
-    if (httpUrls.size >= 10_000) httpUrls.clear();
-    httpUrls.set(url, known);
-  }
-  return known;
+  return url.length > 2000 ? parseHttpUrl(url) : remember(ctx.httpUrls, url, 10_000, parseHttpUrl);
 }
-
-const httpUrls = new Map<string, string | null>();
 
 function parseHttpUrl(url: string): string | null {
   try {

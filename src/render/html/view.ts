@@ -5,6 +5,7 @@
 import type { Calendar, CalendarEvent, FeedEvent, ListEvent, SiteContext, SiteModel } from '../../model.js';
 import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
+import type { RenderContext } from '../context.js';
 import { sanitizeHtml } from '../sanitize.js';
 import { collapseWhitespace, htmlToText } from '../text.js';
 import {
@@ -47,16 +48,18 @@ export interface DayView {
   events: EventItemView[];
 }
 
-interface Ctx {
+/** What every view of a build takes: its render context, its site and the locale pages use. */
+interface Scope {
+  ctx: RenderContext;
   site: SiteContext;
   locale: string;
 }
 
-function ctx(site: SiteContext): Ctx {
-  return { site, locale: safeLocale(site.locale) };
+function scope(ctx: RenderContext, site: SiteContext): Scope {
+  return { ctx, site, locale: safeLocale(ctx, site.locale) };
 }
 
-function page(c: Ctx, file: string, title: string, feeds: SubscribeLinks, feedName: string, crumbs: PageView['crumbs'], description?: string): PageView {
+function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feedName: string, crumbs: PageView['crumbs'], description?: string): PageView {
   return {
     lang: c.locale,
     title,
@@ -76,13 +79,13 @@ function page(c: Ctx, file: string, title: string, feeds: SubscribeLinks, feedNa
   };
 }
 
-function zoneOf(cal: Calendar, site: SiteContext): string {
-  return safeZone(cal.timeZone, safeZone(site.timeZone));
+function zoneOf(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
+  return safeZone(ctx, cal.timeZone, safeZone(ctx, site.timeZone));
 }
 
 /** The instants a calendar's pages split an event at "now" by: upcoming while isUpcoming(span, site.now). */
-export function pageSpan(cal: Calendar, e: CalendarEvent, site: SiteContext): { start: number; end: number } {
-  return eventSpan(e.when, zoneOf(cal, site));
+export function pageSpan(ctx: RenderContext, cal: Calendar, e: CalendarEvent, site: SiteContext): { start: number; end: number } {
+  return eventSpan(ctx, e.when, zoneOf(ctx, cal, site));
 }
 
 /**
@@ -90,22 +93,22 @@ export function pageSpan(cal: Calendar, e: CalendarEvent, site: SiteContext): { 
  * earlier day (in progress) are listed under it and marked ongoing. The only other thing besides
  * the upcoming/past split (pageSpan) that calendar pages take from "now".
  */
-export function pageToday(cal: Calendar, site: SiteContext): string {
-  return dayKeyOf(site.now, zoneOf(cal, site));
+export function pageToday(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
+  return dayKeyOf(ctx, site.now, zoneOf(ctx, cal, site));
 }
 
 /** The first instant after site.now at which pageToday(cal) is another day. */
-export function pageTodayChangesAt(cal: Calendar, site: SiteContext): number {
-  return nextDayKeyAt(site.now, zoneOf(cal, site));
+export function pageTodayChangesAt(ctx: RenderContext, cal: Calendar, site: SiteContext): number {
+  return nextDayKeyAt(ctx, site.now, zoneOf(ctx, cal, site));
 }
 
-function item(c: Ctx, cal: Calendar, e: ListEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
-  const day = eventDayKey(e.when, zone);
+function item(c: Scope, cal: Calendar, e: ListEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
+  const day = eventDayKey(c.ctx, e.when, zone);
   return {
     title: e.title,
     href: eventHref(cal, e, fromFile),
-    time: formatListTime(e.when, zone, c.locale),
-    datetime: e.when.kind === 'allDay' ? e.when.startDate : isoInZone(e.when.start, zone),
+    time: formatListTime(c.ctx, e.when, zone, c.locale),
+    datetime: e.when.kind === 'allDay' ? e.when.startDate : isoInZone(c.ctx, e.when.start, zone),
     allDay: e.when.kind === 'allDay',
     ongoing: todayKey !== null && day < todayKey,
     location: e.location?.text || null,
@@ -132,14 +135,14 @@ function eventHref(cal: Calendar, e: Pick<ListEvent, 'slug'>, fromFile: string):
  * events that started before today (a multi-day event in progress) are listed under today, where a
  * visitor looks for them.
  */
-function groupByDay(c: Ctx, cal: Calendar, events: readonly ListEvent[], zone: string, fromFile: string, todayKey: string | null): DayView[] {
+function groupByDay(c: Scope, cal: Calendar, events: readonly ListEvent[], zone: string, fromFile: string, todayKey: string | null): DayView[] {
   const days = new Map<string, DayView>();
   for (const e of events) {
-    const own = eventDayKey(e.when, zone);
+    const own = eventDayKey(c.ctx, e.when, zone);
     const key = todayKey !== null && own < todayKey ? todayKey : own;
     let day = days.get(key);
     if (!day) {
-      day = { key, label: formatDay(key, c.locale), events: [] };
+      day = { key, label: formatDay(c.ctx, key, c.locale), events: [] };
       days.set(key, day);
     }
     day.events.push(item(c, cal, e, zone, fromFile, todayKey));
@@ -148,20 +151,20 @@ function groupByDay(c: Ctx, cal: Calendar, events: readonly ListEvent[], zone: s
 }
 
 /** A calendar's events split at "now": upcoming by start, past newest first. */
-export function splitEvents<E extends ListEvent>(cal: Calendar, events: readonly E[], site: SiteContext): { upcoming: E[]; past: E[] } {
-  return splitByNow(events, zoneOf(cal, site), site.now);
+export function splitEvents<E extends ListEvent>(ctx: RenderContext, cal: Calendar, events: readonly E[], site: SiteContext): { upcoming: E[]; past: E[] } {
+  return splitByNow(ctx, events, zoneOf(ctx, cal, site), site.now);
 }
 
-function description(html: string | undefined, baseUrl: string | undefined): string | null {
+function description(ctx: RenderContext, html: string | undefined, baseUrl: string | undefined): string | null {
   if (!html) return null;
-  const clean = sanitizeHtml(html, baseUrl).trim();
+  const clean = sanitizeHtml(ctx, html, baseUrl).trim();
   return clean === '' ? null : clean;
 }
 
 /** A short plain-text summary for <meta name="description">. */
-function summary(html: string | undefined): string | undefined {
+function summary(ctx: RenderContext, html: string | undefined): string | undefined {
   if (!html) return undefined;
-  const text = collapseWhitespace(htmlToText(html)).trim();
+  const text = collapseWhitespace(htmlToText(ctx, html)).trim();
   if (text === '') return undefined;
   // By code point, so an emoji is never cut in half; counted in place rather than by spreading the
   // whole description into an array of characters on every page.
@@ -179,18 +182,18 @@ function summary(html: string | undefined): string | undefined {
 }
 
 /** Upcoming events of a calendar that are not cancelled: the count index.html shows for it. */
-export function upcomingCount(cal: Calendar, events: FeedEvent[], site: SiteContext): number {
-  return splitEvents(cal, events, site).upcoming.filter((e) => !isCancelled(e)).length;
+export function upcomingCount(ctx: RenderContext, cal: Calendar, events: FeedEvent[], site: SiteContext): number {
+  return splitEvents(ctx, cal, events, site).upcoming.filter((e) => !isCancelled(e)).length;
 }
 
 /** Every calendar's upcomingCount, the input of index.html. */
-export function upcomingCounts(model: SiteModel, site: SiteContext): Map<string, number> {
-  return new Map(model.calendars.map((cal) => [cal.id, upcomingCount(cal, model.events.get(cal.id) ?? [], site)]));
+export function upcomingCounts(ctx: RenderContext, model: SiteModel, site: SiteContext): Map<string, number> {
+  return new Map(model.calendars.map((cal) => [cal.id, upcomingCount(ctx, cal, model.events.get(cal.id) ?? [], site)]));
 }
 
 /** View of index.html. */
-export function indexView(calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext) {
-  const c = ctx(site);
+export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext) {
+  const c = scope(ctx, site);
   const file = paths.site('index.html');
   const subscribe = subscribeLinks(site.siteUrl, null, site.title);
   const calendars = calendarList.map((cal) => {
@@ -198,7 +201,7 @@ export function indexView(calendarList: Calendar[], upcoming: ReadonlyMap<string
     return {
       title: cal.title,
       href: relHref(file, paths.calendar(cal.slug, 'index.html')),
-      description: description(cal.description, safeHttpUrl(cal.url) ?? undefined),
+      description: description(ctx, cal.description, safeHttpUrl(ctx, cal.url) ?? undefined),
       upcomingCount: count,
       upcomingOne: count === 1,
       subscribe: subscribeLinks(site.siteUrl, cal.slug, cal.title),
@@ -208,18 +211,18 @@ export function indexView(calendarList: Calendar[], upcoming: ReadonlyMap<string
 }
 
 /** Views of a calendar's index.html, past.html and widget.html. */
-export function calendarViews(cal: Calendar, events: readonly ListEvent[], site: SiteContext) {
-  const c = ctx(site);
-  const zone = zoneOf(cal, site);
-  const { upcoming, past } = splitEvents(cal, events, site);
+export function calendarViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext) {
+  const c = scope(ctx, site);
+  const zone = zoneOf(ctx, cal, site);
+  const { upcoming, past } = splitEvents(ctx, cal, events, site);
   const indexFile = paths.calendar(cal.slug, 'index.html');
   const pastFile = paths.calendar(cal.slug, 'past.html');
   const widgetFile = paths.calendar(cal.slug, 'widget.html');
   const subscribe = subscribeLinks(site.siteUrl, cal.slug, cal.title);
   const calendar = {
     title: cal.title,
-    description: description(cal.description, safeHttpUrl(cal.url) ?? undefined),
-    portalUrl: safeHttpUrl(cal.url),
+    description: description(ctx, cal.description, safeHttpUrl(ctx, cal.url) ?? undefined),
+    portalUrl: safeHttpUrl(ctx, cal.url),
     timeZone: zone,
     slug: cal.slug,
     removed: cal.removedAt !== undefined,
@@ -232,12 +235,12 @@ export function calendarViews(cal: Calendar, events: readonly ListEvent[], site:
   const upcomingCount = upcoming.filter((e) => !isCancelled(e)).length;
   return {
     index: {
-      page: page(c, indexFile, cal.title, subscribe, cal.title, [], summary(cal.description)),
+      page: page(c, indexFile, cal.title, subscribe, cal.title, [], summary(ctx, cal.description)),
       calendar,
       subscribe,
       copyId: 'calfeed-url',
       embed,
-      days: groupByDay(c, cal, upcoming, zone, indexFile, pageToday(cal, site)),
+      days: groupByDay(c, cal, upcoming, zone, indexFile, pageToday(ctx, cal, site)),
       upcomingCount,
       upcomingOne: upcomingCount === 1,
       pastHref: relHref(indexFile, pastFile),
@@ -254,7 +257,7 @@ export function calendarViews(cal: Calendar, events: readonly ListEvent[], site:
       calendar,
       events: upcoming.slice(0, WIDGET_LIMIT).map((e) => ({
         ...item(c, cal, e, zone, widgetFile, null),
-        day: formatDay(eventDayKey(e.when, zone), c.locale),
+        day: formatDay(ctx, eventDayKey(ctx, e.when, zone), c.locale),
       })),
       more: upcoming.length > WIDGET_LIMIT,
       calendarHref: relHref(widgetFile, indexFile),
@@ -267,7 +270,7 @@ export function calendarViews(cal: Calendar, events: readonly ListEvent[], site:
  * (relative from the calendar's events/ folder), its crumbs and heading. Built once per calendar
  * rather than once per event; kept with the inputs it was built from and rebuilt if any differs.
  */
-interface CalendarShared {
+export interface CalendarShared {
   siteUrl: string;
   siteTitle: string;
   version: string;
@@ -284,16 +287,16 @@ interface CalendarShared {
   calendar: { title: string; href: string; timeZone: string };
 }
 
-// Keyed by slug, not by the Calendar object: in a page worker every job brings its own copy of the
-// calendar, so an object key never matched there and every event page rebuilt its links. The entry
-// is checked against every other input above before it is used, so a stale one is never served.
-const sharedByCalendar = new Map<string, CalendarShared>();
+// Remembered in ctx.calendarShared, keyed by slug, not by the Calendar object: in a page worker
+// every job brings its own copy of the calendar, so an object key never matched there and every
+// event page rebuilt its links. The entry is checked against every other input above before it is
+// used, so a stale one is never served.
 // More calendars than a portal has; past it the cache starts over rather than grow without bound.
 const MAX_SHARED = 4096;
 
-function calendarShared(c: Ctx, cal: Calendar): CalendarShared {
-  const site = c.site;
-  const known = sharedByCalendar.get(cal.slug);
+function calendarShared(c: Scope, cal: Calendar): CalendarShared {
+  const { ctx, site } = c;
+  const known = ctx.calendarShared.get(cal.slug);
   if (
     known && known.siteUrl === site.siteUrl && known.siteTitle === site.title && known.version === site.version &&
     known.locale === c.locale && known.siteZone === site.timeZone && known.title === cal.title &&
@@ -307,40 +310,40 @@ function calendarShared(c: Ctx, cal: Calendar): CalendarShared {
   const { title: _title, canonical: _canonical, description: _description, ...rest } = page(
     c, file, '', subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: indexHref }],
   );
-  const zone = zoneOf(cal, site);
+  const zone = zoneOf(ctx, cal, site);
   const shared: CalendarShared = {
     siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, siteZone: site.timeZone,
     title: cal.title, timeZone: cal.timeZone, url: cal.url,
     zone,
-    calendarBase: safeHttpUrl(cal.url) ?? undefined,
+    calendarBase: safeHttpUrl(ctx, cal.url) ?? undefined,
     page: rest,
     calendar: { title: cal.title, href: indexHref, timeZone: zone },
   };
-  if (sharedByCalendar.size >= MAX_SHARED) sharedByCalendar.clear();
-  sharedByCalendar.set(cal.slug, shared);
+  if (ctx.calendarShared.size >= MAX_SHARED) ctx.calendarShared.clear();
+  ctx.calendarShared.set(cal.slug, shared);
   return shared;
 }
 
 /** View of one event's page. */
-export function eventView(cal: Calendar, e: FeedEvent, site: SiteContext) {
-  const c = ctx(site);
+export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site: SiteContext) {
+  const c = scope(ctx, site);
   const file = paths.eventPage(cal.slug, e.slug);
   // The shared links are relative from the events/ folder: right for a slug that is one segment.
   const simple = SEGMENT.test(e.slug);
   const shared = simple ? calendarShared(c, cal) : undefined;
-  const zone = shared ? shared.zone : zoneOf(cal, site);
+  const zone = shared ? shared.zone : zoneOf(ctx, cal, site);
   const indexFile = paths.calendar(cal.slug, 'index.html');
-  const span = eventSpan(e.when, zone);
+  const span = eventSpan(ctx, e.when, zone);
   const email = safeMailto(e.organizer?.email);
   const title = `${e.title} · ${cal.title}`;
-  const portalUrl = safeHttpUrl(e.url);
+  const portalUrl = safeHttpUrl(ctx, e.url);
   return {
     page: shared
       ? {
           lang: shared.page.lang,
           title,
           siteTitle: shared.page.siteTitle,
-          description: summary(e.description) ?? null,
+          description: summary(ctx, e.description) ?? null,
           home: shared.page.home,
           stylesheet: shared.page.stylesheet,
           script: shared.page.script,
@@ -349,29 +352,29 @@ export function eventView(cal: Calendar, e: FeedEvent, site: SiteContext) {
           crumbs: shared.page.crumbs,
           alternates: shared.page.alternates,
         }
-      : page(c, file, title, subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(e.description)),
+      : page(c, file, title, subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(ctx, e.description)),
     calendar: shared ? shared.calendar : { title: cal.title, href: relHref(file, indexFile), timeZone: zone },
     event: {
       title: e.title,
       cancelled: isCancelled(e),
       removed: e.removedAt !== undefined,
       allDay: e.when.kind === 'allDay',
-      when: formatLongWhen(e.when, zone, c.locale),
-      datetime: e.when.kind === 'allDay' ? e.when.startDate : isoInZone(e.when.start, zone),
+      when: formatLongWhen(ctx, e.when, zone, c.locale),
+      datetime: e.when.kind === 'allDay' ? e.when.startDate : isoInZone(ctx, e.when.start, zone),
       // The visitor's-zone line is filled in by page.js from these instants.
       startIso: new Date(span.start).toISOString(),
       endIso: e.when.kind === 'timed' && e.when.end !== undefined ? new Date(e.when.end).toISOString() : '',
       location: e.location
         ? { name: e.location.name ?? null, address: e.location.address ?? null, text: e.location.text }
         : null,
-      description: description(e.description, portalUrl ?? (shared ? shared.calendarBase : safeHttpUrl(cal.url) ?? undefined)),
+      description: description(ctx, e.description, portalUrl ?? (shared ? shared.calendarBase : safeHttpUrl(ctx, cal.url) ?? undefined)),
       portalUrl,
       // The page and its .ics sit side by side.
       icsHref: simple ? `${e.slug}.ics` : relHref(file, paths.eventIcs(cal.slug, e.slug)),
       categories: e.categories,
       organizer: e.organizer?.name || email ? { name: e.organizer?.name ?? null, email: email ? e.organizer?.email ?? null : null, mailto: email } : null,
-      image: safeHttpUrl(e.image),
+      image: safeHttpUrl(ctx, e.image),
     },
-    jsonLd: eventJsonLd(cal, e, site.siteUrl, zone),
+    jsonLd: eventJsonLd(ctx, cal, e, site.siteUrl, zone),
   };
 }

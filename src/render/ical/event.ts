@@ -3,6 +3,7 @@
 
 import { eventPublished, eventStamp, isCancelled, type FeedEvent, type SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
+import type { RenderContext } from '../context.js';
 import { htmlToText, stripControl } from '../text.js';
 import { dateValue, escapeText, paramValue, uriValue, utcDateTime } from './lines.js';
 import { nextDay } from '../syndication/when.js';
@@ -29,12 +30,11 @@ function encodeIdPart(id: string): string {
 const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
 
 /** The site's host name, lower case, for UIDs; a site URL that does not parse keeps its text. */
-function siteHost(site: SiteContext): string {
+function siteHost(ctx: RenderContext, site: SiteContext): string {
   // One site URL per build, asked once per VEVENT: parsed once.
-  if (lastHost?.siteUrl !== site.siteUrl) lastHost = { siteUrl: site.siteUrl, host: parseHost(site.siteUrl) };
-  return lastHost.host;
+  if (ctx.siteHost?.siteUrl !== site.siteUrl) ctx.siteHost = { siteUrl: site.siteUrl, host: parseHost(site.siteUrl) };
+  return ctx.siteHost.host;
 }
-let lastHost: { siteUrl: string; host: string } | undefined;
 
 function parseHost(siteUrl: string): string {
   try {
@@ -45,9 +45,9 @@ function parseHost(siteUrl: string): string {
 }
 
 /** The stable UID of an event: from calendar id + event id + the site host, identical across builds. */
-export function eventUid(event: FeedEvent, site: SiteContext): string {
+export function eventUid(ctx: RenderContext, event: FeedEvent, site: SiteContext): string {
   // Ids, not path slugs: a slug can change when a case-twin id appears, a portal id does not.
-  return `${encodeIdPart(event.calendarId)}/${encodeIdPart(event.id)}@${siteHost(site)}`;
+  return `${encodeIdPart(event.calendarId)}/${encodeIdPart(event.id)}@${siteHost(ctx, site)}`;
 }
 
 /** STATUS value: removed events are cancelled so subscribed apps drop them. */
@@ -68,8 +68,8 @@ function text(value: string): string {
 }
 
 /** The unfolded content lines of one VEVENT. */
-export function veventLines(event: FeedEvent, site: SiteContext): string[] {
-  const lines = ['BEGIN:VEVENT', `UID:${eventUid(event, site)}`];
+export function veventLines(ctx: RenderContext, event: FeedEvent, site: SiteContext): string[] {
+  const lines = ['BEGIN:VEVENT', `UID:${eventUid(ctx, event, site)}`];
   // DTSTAMP and LAST-MODIFIED are the same instant.
   const stamp = utcDateTime(eventStamp(event));
   lines.push(`DTSTAMP:${stamp}`);
@@ -91,11 +91,11 @@ export function veventLines(event: FeedEvent, site: SiteContext): string[] {
   lines.push(`SEQUENCE:${Math.max(0, Math.trunc(event.sequence))}`);
   lines.push(`STATUS:${status(event)}`);
   lines.push(`SUMMARY:${text(event.title)}`);
-  const description = event.description ? htmlToText(event.description) : '';
+  const description = event.description ? htmlToText(ctx, event.description) : '';
   if (description) lines.push(`DESCRIPTION:${text(description)}`);
   const location = event.location?.text ? stripControl(event.location.text).trim() : '';
   if (location) lines.push(`LOCATION:${escapeText(location)}`);
-  const url = uriValue(event.url) ?? absoluteUrl(site.siteUrl, paths.eventPage(event.calendarSlug, event.slug));
+  const url = uriValue(ctx, event.url) ?? absoluteUrl(site.siteUrl, paths.eventPage(event.calendarSlug, event.slug));
   lines.push(`URL;VALUE=URI:${url}`);
   const categories = event.categories.map((c) => stripControl(c).trim()).filter((c) => c !== '');
   // Each item is escaped on its own: a comma inside a category must not split it in two.

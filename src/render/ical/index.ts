@@ -3,6 +3,7 @@
 
 import type { Calendar, FeedEvent, SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
+import type { RenderContext } from '../context.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
 import { eventEndMs, sortByStart, zoneLookup } from '../syndication/when.js';
 import { veventLines } from './event.js';
@@ -59,9 +60,9 @@ export function icalWindowChangesAt(endMs: number, site: SiteContext): number {
 }
 
 /** Events in the iCalendar window, in a stable order. */
-function windowed(events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
+function windowed(ctx: RenderContext, events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
   const zone = zoneLookup(calendars, site);
-  return sortByStart(events.filter((e) => inIcalWindow(eventEndMs(e, zone(e)), site)), zone);
+  return sortByStart(ctx, events.filter((e) => inIcalWindow(eventEndMs(ctx, e, zone(e)), site)), zone);
 }
 
 /**
@@ -69,11 +70,11 @@ function windowed(events: FeedEvent[], calendars: Calendar[], site: SiteContext)
  * combined (cal null; title = site.title). A calendar file is this, then veventText() of each
  * event in the window in start order, then ICS_FOOTER: the build streams big ones that way.
  */
-export function icsHeader(cal: Calendar | null, calendars: Calendar[], site: SiteContext): string {
+export function icsHeader(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], site: SiteContext): string {
   const header: CalendarHeader = cal
     ? {
         name: cal.title,
-        description: cal.description ? htmlToText(cal.description) : '',
+        description: cal.description ? htmlToText(ctx, cal.description) : '',
         timeZone: cal.timeZone,
         source: absoluteUrl(site.siteUrl, paths.calendar(cal.slug, 'calendar.ics')),
       }
@@ -90,22 +91,22 @@ export function icsHeader(cal: Calendar | null, calendars: Calendar[], site: Sit
 export const ICS_FOOTER = serialize(['END:VCALENDAR']);
 
 /** calendar.ics for one calendar (cal given) or all calendars combined (cal null; title = site.title). Events outside the window (ended more than site.icalPastDays days before site.now) are left out; removed events (removedAt) and cancelled ones are STATUS:CANCELLED. */
-export function renderIcs(cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): string {
-  let out = icsHeader(cal, calendars, site);
-  for (const event of windowed(events, calendars, site)) out += veventText(event, site);
+export function renderIcs(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): string {
+  let out = icsHeader(ctx, cal, calendars, site);
+  for (const event of windowed(ctx, events, calendars, site)) out += veventText(ctx, event, site);
   return out + ICS_FOOTER;
 }
 
 /** One serialized VEVENT: the same text in the event's own .ics and in every calendar.ics. */
-export function veventText(event: FeedEvent, site: SiteContext): string {
-  return serialize(veventLines(event, site));
+export function veventText(ctx: RenderContext, event: FeedEvent, site: SiteContext): string {
+  return serialize(veventLines(ctx, event, site));
 }
 
 /**
  * One event's .ics (paths.eventIcs) for "add to calendar" buttons: a VCALENDAR with METHOD:PUBLISH
- * and one VEVENT. `vevent` is veventText(event, site) when the caller has it already.
+ * and one VEVENT. `vevent` is veventText(ctx, event, site) when the caller has it already.
  */
-export function renderEventIcs(_cal: Calendar, event: FeedEvent, site: SiteContext, vevent = veventText(event, site)): string {
+export function renderEventIcs(ctx: RenderContext, _cal: Calendar, event: FeedEvent, site: SiteContext, vevent = veventText(ctx, event, site)): string {
   const lines = [
     ...preamble(site),
     // No X-WR-CALNAME here: with it, Outlook and Apple Calendar offer to create a new calendar

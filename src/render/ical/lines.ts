@@ -7,6 +7,8 @@
 // one URL or e-mail fails its yup schema. Wrapping it would mean unfolding its output, deleting and
 // re-adding header lines and pre-escaping its inputs: more code than the ~100 lines below.
 
+import { remember, type RenderContext } from '../context.js';
+
 const CRLF = '\r\n';
 const MAX_OCTETS = 75;
 
@@ -107,27 +109,18 @@ export function durationValue(minutes: number): string {
  * with spaces or line breaks would break the content line, so it goes through the WHATWG parser,
  * whose href is percent-encoded.
  */
-export function uriValue(url: string | undefined): string | undefined {
+export function uriValue(ctx: RenderContext, url: string | undefined): string | undefined {
   if (!url) return undefined;
   // The same portal URL is asked for by the event's .ics, each calendar.ics and each feed item.
   // (Bounded: at most 10,000 URLs of at most 2,000 characters; longer ones are parsed each time.)
-  if (url.length > 2000) return parseUri(url);
-  let known = uriValues.get(url);
-  if (known === undefined) {
-    known = parseUri(url) ?? null;
-    if (uriValues.size >= 10_000) uriValues.clear();
-    uriValues.set(url, known);
-  }
-  return known ?? undefined;
+  return (url.length > 2000 ? parseUri(url) : remember(ctx.uriValues, url, 10_000, parseUri)) ?? undefined;
 }
 
-const uriValues = new Map<string, string | null>();
-
-function parseUri(url: string): string | undefined {
+function parseUri(url: string): string | null {
   try {
     const parsed = new URL(url.trim());
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : null;
   } catch {
-    return undefined;
+    return null;
   }
 }

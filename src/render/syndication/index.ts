@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { Feed, type Item } from 'feed';
 import { eventPublished, eventStamp, type Calendar, type FeedEvent, type SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
+import type { RenderContext } from '../context.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
 import { calfeedExtension, eventLinks, itemBody, itemTitle } from './item.js';
@@ -35,10 +36,10 @@ interface Entry {
 }
 
 /** Upcoming events for the feeds: not ended at site.now, not removed, by start then id, at most feedLimit. */
-export function selectFeedEvents(events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
+export function selectFeedEvents(ctx: RenderContext, events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
   const zone = zoneLookup(calendars, site);
-  const upcoming = events.filter((e) => e.removedAt === undefined && inFeedWindow(eventEndMs(e, zone(e)), site));
-  return sortByStart(upcoming, zone).slice(0, Math.max(0, site.feedLimit));
+  const upcoming = events.filter((e) => e.removedAt === undefined && inFeedWindow(eventEndMs(ctx, e, zone(e)), site));
+  return sortByStart(ctx, upcoming, zone).slice(0, Math.max(0, site.feedLimit));
 }
 
 /** Whether an event ending at endMs (exclusive, epoch ms) can be a feed item at site.now. */
@@ -78,11 +79,11 @@ function cdataSafe(html: string): string {
   return html.replace(/]]>/g, ']]&gt;');
 }
 
-function buildFeed(cal: Calendar | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, withPublished: boolean): Feed {
+function buildFeed(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, withPublished: boolean): Feed {
   const file = (name: 'rss.xml' | 'atom.xml' | 'feed.json'): string =>
     absoluteUrl(site.siteUrl, cal ? paths.calendar(cal.slug, name) : paths.site(name));
   const title = stripControl(cal ? cal.title : site.title).trim() || 'Events';
-  const description = (cal?.description ? htmlToText(cal.description) : '') ||
+  const description = (cal?.description ? htmlToText(ctx, cal.description) : '') ||
     (cal ? `Upcoming events: ${title}` : `Upcoming events: ${calendarList(calendars) || title}`);
   // RSS has no way to say "this is text": many readers render channel text as HTML, as they do item
   // titles, so RSS gets it escaped like them (the RSS feed is the one built without `published`).
@@ -107,7 +108,7 @@ function buildFeed(cal: Calendar | null, calendars: Calendar[], entries: Entry[]
       title: escapeMarkup(itemText),
       id: urnUuid(uid),
       guid: uid,
-      link: eventLinks(event, site).page,
+      link: eventLinks(ctx, event, site).page,
       date: new Date(eventStamp(event)),
       description: cdataSafe(body),
       category: event.categories
@@ -122,7 +123,7 @@ function buildFeed(cal: Calendar | null, calendars: Calendar[], entries: Entry[]
 }
 
 /** JSON Feed 1.1 from feed's version-1 output, with plain-text titles and the _calfeed extension. */
-function jsonFeed(feed: Feed, entries: Entry[], site: SiteContext): string {
+function jsonFeed(ctx: RenderContext, feed: Feed, entries: Entry[], site: SiteContext): string {
   const doc = JSON.parse(feed.json1()) as Record<string, unknown> & { items: Record<string, unknown>[] };
   const { author, items, ...rest } = doc;
   const out: Record<string, unknown> = {
@@ -138,7 +139,7 @@ function jsonFeed(feed: Feed, entries: Entry[], site: SiteContext): string {
         id: entry.uid,
         // JSON Feed titles are plain text; consumers escape them (the HTML formats carry escaped ones).
         title: entry.title,
-        _calfeed: calfeedExtension(entry.event, site, entry.zone),
+        _calfeed: calfeedExtension(ctx, entry.event, site, entry.zone),
       };
     }),
   };
@@ -147,26 +148,26 @@ function jsonFeed(feed: Feed, entries: Entry[], site: SiteContext): string {
 }
 
 /** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null). */
-export function renderSyndication(cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): SyndicationFeeds {
-  return renderFeeds(cal, calendars, selectFeedEvents(events, calendars, site), newestStamp(events), site);
+export function renderSyndication(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): SyndicationFeeds {
+  return renderFeeds(ctx, cal, calendars, selectFeedEvents(ctx, events, calendars, site), newestStamp(events), site);
 }
 
 /**
  * The feeds of events already chosen by selectFeedEvents, so a build can pick them without holding
  * every event. Dated by the newest item, else by `fallbackStamp` (newestStamp of all the events).
  */
-export function renderFeeds(cal: Calendar | null, calendars: Calendar[], selected: FeedEvent[], fallbackStamp: number, site: SiteContext): SyndicationFeeds {
+export function renderFeeds(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], selected: FeedEvent[], fallbackStamp: number, site: SiteContext): SyndicationFeeds {
   const zoneFor = zoneLookup(calendars, site);
   const entries: Entry[] = selected.map((event) => {
     const zone = zoneFor(event);
-    return { event, zone, uid: eventUid(event, site), title: itemTitle(event, site, zone), body: itemBody(event, site, zone) };
+    return { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone), body: itemBody(ctx, event, site, zone) };
   });
   const updated = new Date(selected.length ? newestStamp(selected) : fallbackStamp);
-  const atomAndJson = buildFeed(cal, calendars, entries, updated, site, true);
-  const rss = buildFeed(cal, calendars, entries, updated, site, false);
+  const atomAndJson = buildFeed(ctx, cal, calendars, entries, updated, site, true);
+  const rss = buildFeed(ctx, cal, calendars, entries, updated, site, false);
   return {
     rss: stripControl(rss.rss2()) + '\n',
     atom: stripControl(atomAndJson.atom1()) + '\n',
-    json: jsonFeed(atomAndJson, entries, site),
+    json: jsonFeed(ctx, atomAndJson, entries, site),
   };
 }

@@ -3,14 +3,15 @@
 
 import { isCancelled, type FeedEvent, type SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
+import type { RenderContext } from '../context.js';
 import { sanitizeHtml } from '../sanitize.js';
 import { escapeHtml, stripControl } from '../text.js';
 import { uriValue } from '../ical/lines.js';
 import { eventEndMs, eventStartMs, formatWhenLong, formatWhenShort } from './when.js';
 
 /** Absolute URLs of an event's own outputs. */
-export function eventLinks(event: FeedEvent, site: SiteContext): { page: string; ics: string; portal?: string } {
-  const portal = uriValue(event.url);
+export function eventLinks(ctx: RenderContext, event: FeedEvent, site: SiteContext): { page: string; ics: string; portal?: string } {
+  const portal = uriValue(ctx, event.url);
   return {
     page: absoluteUrl(site.siteUrl, paths.eventPage(event.calendarSlug, event.slug)),
     ics: absoluteUrl(site.siteUrl, paths.eventIcs(event.calendarSlug, event.slug)),
@@ -22,21 +23,21 @@ export function eventLinks(event: FeedEvent, site: SiteContext): { page: string;
  * Plain-text item title: the event's own date first (readers sort and show items by their
  * publication date, so the title is where the event's date must be visible), then the title.
  */
-export function itemTitle(event: FeedEvent, site: SiteContext, zone: string): string {
-  const title = `${formatWhenShort(event, site.locale, zone)} — ${stripControl(event.title).trim()}`;
+export function itemTitle(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string): string {
+  const title = `${formatWhenShort(ctx, event, site.locale, zone)} — ${stripControl(event.title).trim()}`;
   return isCancelled(event) ? `Cancelled: ${title}` : title;
 }
 
 /** The item body as HTML: cancellation notice, when (with zone), where, description, links. */
-export function itemBody(event: FeedEvent, site: SiteContext, zone: string): string {
-  const links = eventLinks(event, site);
+export function itemBody(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string): string {
+  const links = eventLinks(ctx, event, site);
   const parts: string[] = [];
   if (isCancelled(event)) parts.push('<p><strong>This event has been cancelled.</strong></p>');
-  parts.push(`<p><strong>When:</strong> ${escapeHtml(formatWhenLong(event, site.locale, zone))}</p>`);
+  parts.push(`<p><strong>When:</strong> ${escapeHtml(formatWhenLong(ctx, event, site.locale, zone))}</p>`);
   const where = event.location?.text ? stripControl(event.location.text).trim() : '';
   if (where) parts.push(`<p><strong>Where:</strong> ${escapeHtml(where)}</p>`);
   // Relative links in the portal's HTML are relative to the event's portal page.
-  if (event.description) parts.push(sanitizeHtml(event.description, links.portal));
+  if (event.description) parts.push(sanitizeHtml(ctx, event.description, links.portal));
   const more = [`<a href="${escapeHtml(links.page)}">Event page</a>`, `<a href="${escapeHtml(links.ics)}">Add to calendar</a>`];
   if (links.portal) more.unshift(`<a href="${escapeHtml(links.portal)}" rel="noopener">On the portal</a>`);
   parts.push(`<p>${more.join(' · ')}</p>`);
@@ -68,16 +69,16 @@ export interface CalfeedItemExtension {
 }
 
 /** Machine-readable facts for JSON Feed consumers such as widget.js. */
-export function calfeedExtension(event: FeedEvent, site: SiteContext, zone: string): CalfeedItemExtension {
-  const links = eventLinks(event, site);
+export function calfeedExtension(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string): CalfeedItemExtension {
+  const links = eventLinks(ctx, event, site);
   const allDay = event.when.kind === 'allDay';
   const hasEnd = allDay || (event.when.kind === 'timed' && event.when.end !== undefined);
   return {
     calendarId: event.calendarId,
     eventId: event.id,
     title: stripControl(event.title).trim(),
-    start: new Date(eventStartMs(event, zone)).toISOString(),
-    end: hasEnd ? new Date(eventEndMs(event, zone)).toISOString() : null,
+    start: new Date(eventStartMs(ctx, event, zone)).toISOString(),
+    end: hasEnd ? new Date(eventEndMs(ctx, event, zone)).toISOString() : null,
     allDay,
     startDate: event.when.kind === 'allDay' ? event.when.startDate : null,
     endDate: event.when.kind === 'allDay' ? event.when.endDate : null,

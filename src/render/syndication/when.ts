@@ -4,7 +4,7 @@
 
 import { DateTime } from 'luxon';
 import type { Calendar, CalendarEvent, SiteContext } from '../../model.js';
-import { StringMemo } from '../memo.js';
+import { remember, type RenderContext } from '../context.js';
 import { wallRangeFormatter } from '../range.js';
 import { wallMs } from '../zone.js';
 
@@ -15,35 +15,30 @@ export function zoneLookup(calendars: Calendar[], site: SiteContext): (event: Ca
 }
 
 // Zone conversion (luxon asks Intl for offsets) is the slowest step of rendering a big calendar,
-// and all-day events share few distinct dates, so midnights are memoized per (date, zone).
-const midnights = new Map<string, number>();
+// and all-day events share few distinct dates, so midnights are memoized per (date, zone)
+// (ctx.feedMidnights).
 
 /** Midnight starting a `YYYY-MM-DD` day in a zone, epoch ms. */
-function dayStart(date: string, zone: string): number {
-  const key = date + ' ' + zone;
-  let ms = midnights.get(key);
-  if (ms === undefined) {
+function dayStart(ctx: RenderContext, date: string, zone: string): number {
+  return remember(ctx.feedMidnights, date + ' ' + zone, 50_000, () => {
     const dt = DateTime.fromISO(date, { zone });
     // An unknown zone was rejected by configuration; UTC keeps rendering total rather than NaN.
-    ms = (dt.isValid ? dt : DateTime.fromISO(date, { zone: 'utc' })).toMillis();
-    if (midnights.size > 50_000) midnights.clear();
-    midnights.set(key, ms);
-  }
-  return ms;
+    return (dt.isValid ? dt : DateTime.fromISO(date, { zone: 'utc' })).toMillis();
+  });
 }
 
 /** Start instant, epoch ms (all-day events start at midnight in their zone). */
-export function eventStartMs(event: CalendarEvent, zone: string): number {
-  return event.when.kind === 'timed' ? event.when.start : dayStart(event.when.startDate, zone);
+export function eventStartMs(ctx: RenderContext, event: CalendarEvent, zone: string): number {
+  return event.when.kind === 'timed' ? event.when.start : dayStart(ctx, event.when.startDate, zone);
 }
 
 /**
  * End instant, epoch ms, exclusive: an all-day event ends at midnight after its last day; a timed
  * event without an end is an instant (RFC 5545 3.6.1: no DTEND means it ends when it starts).
  */
-export function eventEndMs(event: CalendarEvent, zone: string): number {
+export function eventEndMs(ctx: RenderContext, event: CalendarEvent, zone: string): number {
   if (event.when.kind === 'timed') return event.when.end ?? event.when.start;
-  return dayStart(nextDay(event.when.endDate), zone);
+  return dayStart(ctx, nextDay(event.when.endDate), zone);
 }
 
 /** The day after a `YYYY-MM-DD` date (calendar arithmetic, no zone involved). */
@@ -56,9 +51,9 @@ export function nextDay(date: string): string {
  * Events ordered by start, then calendar id, then event id, so output never depends on input order.
  * Start instants are computed once per event (all-day starts need a zone conversion).
  */
-export function sortByStart<E extends CalendarEvent>(events: E[], zone: (e: E) => string): E[] {
+export function sortByStart<E extends CalendarEvent>(ctx: RenderContext, events: E[], zone: (e: E) => string): E[] {
   return events
-    .map((event) => ({ event, start: eventStartMs(event, zone(event)) }))
+    .map((event) => ({ event, start: eventStartMs(ctx, event, zone(event)) }))
     .sort(
       (a, b) =>
         a.start - b.start ||
@@ -73,43 +68,37 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** A cached Intl formatter; an invalid locale or zone falls back to en / UTC instead of throwing. */
-function formatter(locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+/** A remembered Intl formatter; an invalid locale or zone falls back to en / UTC instead of throwing. */
+function formatter(ctx: RenderContext, locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   const key = locale + JSON.stringify(options);
-  let f = formatters.get(key);
+  let f = ctx.feedFormatters.get(key);
   if (!f) {
     try {
       f = new Intl.DateTimeFormat(locale, options);
     } catch {
-      f = new Intl.DateTimeFormat('en', { ...options, timeZone: options.timeZone && isZone(options.timeZone) ? options.timeZone : 'UTC' });
+      f = new Intl.DateTimeFormat('en', { ...options, timeZone: options.timeZone && isZone(ctx, options.timeZone) ? options.timeZone : 'UTC' });
     }
-    formatters.set(key, f);
+    ctx.feedFormatters.set(key, f);
   }
   return f;
 }
 
 // Asked once per feed item: an Intl object per question costs tens of microseconds.
-const knownZones = new Map<string, boolean>();
-function isZone(zone: string): boolean {
-  let valid = knownZones.get(zone);
-  if (valid === undefined) {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: zone });
-      valid = true;
-    } catch {
-      valid = false;
-    }
-    if (knownZones.size >= 1000) knownZones.clear();
-    knownZones.set(zone, valid);
+function isZone(ctx: RenderContext, zone: string): boolean {
+  return remember(ctx.feedZones, zone, 1000, acceptsZone);
+}
+
+function acceptsZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
   }
-  return valid;
 }
 
 // The same event is labelled in its calendar's feeds and in the combined ones (formatRange costs
-// ten times what format does): labels are remembered per input.
-const labels = new StringMemo(20_000, 2_000_000);
+// ten times what format does): labels are remembered per input (ctx.feedLabels).
 
 const DATE: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' };
 const TIME: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
@@ -120,32 +109,32 @@ function dateOnly(date: string): Date {
 }
 
 /** The date (and start time) that leads an item title, e.g. "Wed, Mar 25, 2026, 5:00 PM"; all-day events show their date range. */
-export function formatWhenShort(event: CalendarEvent, locale: string, zone: string): string {
+export function formatWhenShort(ctx: RenderContext, event: CalendarEvent, locale: string, zone: string): string {
   const when = event.when;
   if (when.kind === 'allDay') {
-    return labels.get(`days|${locale}|${when.startDate}|${when.endDate}`, () =>
-      formatter(locale, { ...DATE, timeZone: 'UTC' }).formatRange(dateOnly(when.startDate), dateOnly(when.endDate)),
+    return ctx.feedLabels.get(`days|${locale}|${when.startDate}|${when.endDate}`, () =>
+      formatter(ctx, locale, { ...DATE, timeZone: 'UTC' }).formatRange(dateOnly(when.startDate), dateOnly(when.endDate)),
     );
   }
-  return labels.get(`short|${locale}|${zone}|${when.start}`, () => formatter(locale, { ...DATE, ...TIME, timeZone: zone }).format(new Date(when.start)));
+  return ctx.feedLabels.get(`short|${locale}|${zone}|${when.start}`, () => formatter(ctx, locale, { ...DATE, ...TIME, timeZone: zone }).format(new Date(when.start)));
 }
 
 /** The full time span for an item body, with the zone named, e.g. "Wed, Mar 25, 2026, 5:00 – 7:00 PM (Europe/Vilnius)". */
-export function formatWhenLong(event: CalendarEvent, locale: string, zone: string): string {
-  if (event.when.kind === 'allDay') return formatWhenShort(event, locale, zone);
+export function formatWhenLong(ctx: RenderContext, event: CalendarEvent, locale: string, zone: string): string {
+  if (event.when.kind === 'allDay') return formatWhenShort(ctx, event, locale, zone);
   const { start, end } = event.when;
-  if (end !== undefined && end > start && isZone(zone)) {
+  if (end !== undefined && end > start && isZone(ctx, zone)) {
     // The span shows wall-clock fields only, so it is the two wall times formatted in UTC, by a
     // formatter that composes same-day ranges instead of asking ICU for each (see ../range.ts).
     // (A zone Intl does not know makes formatter() fall back to English: that case stays below.)
-    const from = wallMs(zone, start);
-    const to = wallMs(zone, end);
+    const from = wallMs(ctx, zone, start);
+    const to = wallMs(ctx, zone, end);
     if (from && to && to.wall >= from.wall) {
-      return `${wallRangeFormatter(formatter(locale, { ...DATE, ...TIME, timeZone: 'UTC' })).formatRange(from.wall, to.wall)} (${zone})`;
+      return `${wallRangeFormatter(ctx, formatter(ctx, locale, { ...DATE, ...TIME, timeZone: 'UTC' })).formatRange(from.wall, to.wall)} (${zone})`;
     }
   }
-  return labels.get(`long|${locale}|${zone}|${start}|${end}`, () => {
-    const f = formatter(locale, { ...DATE, ...TIME, timeZone: zone });
+  return ctx.feedLabels.get(`long|${locale}|${zone}|${start}|${end}`, () => {
+    const f = formatter(ctx, locale, { ...DATE, ...TIME, timeZone: zone });
     const span = end !== undefined && end > start ? f.formatRange(new Date(start), new Date(end)) : f.format(new Date(start));
     return `${span} (${zone})`;
   });

@@ -4,6 +4,9 @@ import { eventUid, renderEventIcs, renderIcs } from '../../../src/render/ical/in
 import type { FeedEvent } from '../../../src/model.js';
 import { SAMPLE_NOW, sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { allEvents, line, parseIcs, timeOf, unfoldedLines, veventByUid } from './helpers.js';
+import { createRenderContext } from '../../../src/render/context.js';
+
+const ctx = createRenderContext();
 
 const site = sampleSite();
 const science = sampleCalendar();
@@ -15,23 +18,23 @@ function vevent0(text: string): string {
 }
 
 function icsOf(events: FeedEvent[], overrides = {}): string {
-  return renderIcs(science, [science], events, sampleSite(overrides));
+  return renderIcs(ctx, science, [science], events, sampleSite(overrides));
 }
 
 describe('renderIcs: structure', () => {
   it('parses with ical.js and has one VEVENT per event in the window, with unique UIDs', () => {
     const model = sampleModel();
-    const text = renderIcs(null, model.calendars, allEvents(model), site);
+    const text = renderIcs(ctx, null, model.calendars, allEvents(model), site);
     const { vevents } = parseIcs(text);
     expect(vevents).toHaveLength(4);
     const uids = vevents.map((v) => v.getFirstPropertyValue('uid'));
     expect(new Set(uids).size).toBe(4);
-    expect(uids).toContain(eventUid(allEvents(model)[0]!, site));
+    expect(uids).toContain(eventUid(ctx, allEvents(model)[0]!, site));
   });
 
   it('uses CRLF after every line, including the last, and no bare CR or LF', () => {
     const model = sampleModel();
-    const text = renderIcs(null, model.calendars, allEvents(model), site);
+    const text = renderIcs(ctx, null, model.calendars, allEvents(model), site);
     expect(text.endsWith('END:VCALENDAR\r\n')).toBe(true);
     for (const physical of text.split('\r\n')) expect(physical).not.toMatch(/[\r\n]/);
   });
@@ -58,7 +61,7 @@ describe('renderIcs: structure', () => {
 
   it('names the combined calendar after the site and uses the site time zone', () => {
     const model = sampleModel();
-    const text = renderIcs(null, model.calendars, allEvents(model), sampleSite({ timeZone: 'UTC' }));
+    const text = renderIcs(ctx, null, model.calendars, allEvents(model), sampleSite({ timeZone: 'UTC' }));
     const { calendar } = parseIcs(text);
     expect(calendar.getFirstPropertyValue('x-wr-calname')).toBe('University Events');
     expect(calendar.getFirstPropertyValue('x-wr-timezone')).toBe('UTC');
@@ -137,19 +140,19 @@ describe('renderIcs: folding and escaping', () => {
     const event = sampleEvent({ title: 'x\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:evil\nSUMMARY:pwned' });
     const { vevents } = parseIcs(icsOf([event]));
     expect(vevents).toHaveLength(1);
-    expect(vevents[0]!.getFirstPropertyValue('uid')).toBe(eventUid(event, site));
+    expect(vevents[0]!.getFirstPropertyValue('uid')).toBe(eventUid(ctx, event, site));
   });
 });
 
 describe('renderIcs: identity and dates come from data', () => {
   it('keeps UIDs stable across renders and builds them from ids and the site host', () => {
     const model = sampleModel();
-    const first = renderIcs(null, model.calendars, allEvents(model), site);
-    const second = renderIcs(null, model.calendars, allEvents(sampleModel()), site);
+    const first = renderIcs(ctx, null, model.calendars, allEvents(model), site);
+    const second = renderIcs(ctx, null, model.calendars, allEvents(sampleModel()), site);
     expect(second).toBe(first);
-    expect(eventUid(sampleEvent(), site)).toBe('science/e1@events.example.edu');
+    expect(eventUid(ctx, sampleEvent(), site)).toBe('science/e1@events.example.edu');
     // A different slug (say, after a case-twin appeared) must not change the UID.
-    expect(eventUid(sampleEvent({ slug: '_mux' }), site)).toBe('science/e1@events.example.edu');
+    expect(eventUid(ctx, sampleEvent({ slug: '_mux' }), site)).toBe('science/e1@events.example.edu');
   });
 
   it('gives hostile and look-alike ids distinct, parseable UIDs', () => {
@@ -169,11 +172,11 @@ describe('renderIcs: identity and dates come from data', () => {
     const a = icsOf([updated, noUpdate]);
     const b = icsOf([updated, noUpdate], { now: SAMPLE_NOW + 3 * 3_600_000 });
     expect(b).toBe(a);
-    const one = veventByUid(parseIcs(a).vevents, eventUid(updated, site));
+    const one = veventByUid(parseIcs(a).vevents, eventUid(ctx, updated, site));
     expect(one.getFirstPropertyValue('dtstamp')?.toString()).toBe('2026-02-14T08:15:30Z');
     expect(one.getFirstPropertyValue('last-modified')?.toString()).toBe('2026-02-14T08:15:30Z');
     expect(one.getFirstPropertyValue('created')?.toString()).toBe('2026-02-01T00:00:00Z');
-    const two = veventByUid(parseIcs(a).vevents, eventUid(noUpdate, site));
+    const two = veventByUid(parseIcs(a).vevents, eventUid(ctx, noUpdate, site));
     expect(line(a.split('UID:science/e9')[1]!, 'DTSTAMP')).toBe('DTSTAMP:20260210T070000Z');
     expect(two.getFirstPropertyValue('last-modified')?.toString()).toBe('2026-02-10T07:00:00Z');
     expect(two.getFirstPropertyValue('created')?.toString()).toBe('2026-01-05T00:00:00Z');
@@ -224,7 +227,7 @@ describe('renderIcs: identity and dates come from data', () => {
 describe('renderIcs: status, window and properties', () => {
   it('marks cancelled and removed events CANCELLED and keeps the others CONFIRMED or TENTATIVE', () => {
     const model = sampleModel();
-    const { vevents } = parseIcs(renderIcs(null, model.calendars, allEvents(model), site));
+    const { vevents } = parseIcs(renderIcs(ctx, null, model.calendars, allEvents(model), site));
     const status = Object.fromEntries(vevents.map((v) => [String(v.getFirstPropertyValue('uid')).split('@')[0], v.getFirstPropertyValue('status')]));
     expect(status).toEqual({ 'science/e1': 'CONFIRMED', 'science/e2': 'CONFIRMED', 'science/e3': 'CANCELLED', 'Arts%20%26%20Culture/a1': 'CANCELLED' });
     expect(line(icsOf([sampleEvent({ status: 'tentative' })]), 'STATUS')).toBe('STATUS:TENTATIVE');
@@ -275,12 +278,12 @@ describe('renderIcs: status, window and properties', () => {
 describe('renderEventIcs', () => {
   it('is a PUBLISH calendar with the one event, under the same UID as in calendar.ics', () => {
     const event = sampleEvent();
-    const text = renderEventIcs(science, event, site);
+    const text = renderEventIcs(ctx, science, event, site);
     const { vevents } = parseIcs(text);
     expect(vevents).toHaveLength(1);
     expect(line(text, 'METHOD')).toBe('METHOD:PUBLISH');
-    expect(vevents[0]!.getFirstPropertyValue('uid')).toBe(eventUid(event, site));
+    expect(vevents[0]!.getFirstPropertyValue('uid')).toBe(eventUid(ctx, event, site));
     expect(text.endsWith('END:VCALENDAR\r\n')).toBe(true);
-    expect(renderEventIcs(science, event, sampleSite({ now: SAMPLE_NOW + DAY }))).toBe(text);
+    expect(renderEventIcs(ctx, science, event, sampleSite({ now: SAMPLE_NOW + DAY }))).toBe(text);
   });
 });

@@ -8,13 +8,16 @@ import { describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../../../src/model.js';
 import { eventUid, renderEventIcs } from '../../../src/render/ical/index.js';
 import { sampleCalendar, sampleEvent, sampleSite } from '../../fixtures/sample.js';
+import { createRenderContext } from '../../../src/render/context.js';
+
+const ctx = createRenderContext();
 
 const site = sampleSite();
 const cal = sampleCalendar();
 
 function viaIcs(e: FeedEvent): string {
   const attrs: Record<string, unknown> = {
-    uid: eventUid(e, site),
+    uid: eventUid(ctx, e, site),
     title: e.title,
     description: e.description,
     location: e.location?.text,
@@ -68,7 +71,7 @@ const cases: Array<[string, FeedEvent]> = [
 
 describe('calfeed iCalendar agrees with the ics package', () => {
   it.each(cases)('%s', (_name, event) => {
-    const ours = props(renderEventIcs(cal, event, site));
+    const ours = props(renderEventIcs(ctx, cal, event, site));
     const theirs = props(viaIcs(event));
     expect(ours).toEqual(theirs);
   });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { sanitizeHtml } from '../../../src/render/sanitize.js';
 import { htmlToText, stripControl } from '../../../src/render/text.js';
+import { createRenderContext } from '../../../src/render/context.js';
+
+const ctx = createRenderContext();
 
 // Attack vectors from issue 7 (and the classic ones around them). None may leave anything
 // executable, styled or pointing at a script URL.
@@ -37,17 +40,17 @@ const FORBIDDEN = /<(script|style|iframe|object|embed|form|input|button|svg|math
 
 describe('sanitizeHtml: attack vectors', () => {
   it.each(ATTACKS)('removes %s', (_name, html) => {
-    const out = sanitizeHtml(html);
+    const out = sanitizeHtml(ctx, html);
     expect(out).not.toMatch(FORBIDDEN);
     // Nothing executable comes back when the result is sanitized again (the allowlist is stable).
-    expect(sanitizeHtml(out)).not.toMatch(FORBIDDEN);
+    expect(sanitizeHtml(ctx, out)).not.toMatch(FORBIDDEN);
   });
 
   it('keeps the harmless content around the attacks', () => {
-    expect(sanitizeHtml('<p onclick="alert(1)" onmouseover="alert(2)">click</p>')).toBe('<p>click</p>');
-    expect(sanitizeHtml('<p style="color:red">styled</p>')).toBe('<p>styled</p>');
-    expect(sanitizeHtml('<p>hi</p><script>alert(1)</script>')).toBe('<p>hi</p>');
-    expect(sanitizeHtml('<a href="javascript:alert(1)">j</a>')).toBe('<a rel="noopener nofollow ugc">j</a>');
+    expect(sanitizeHtml(ctx, '<p onclick="alert(1)" onmouseover="alert(2)">click</p>')).toBe('<p>click</p>');
+    expect(sanitizeHtml(ctx, '<p style="color:red">styled</p>')).toBe('<p>styled</p>');
+    expect(sanitizeHtml(ctx, '<p>hi</p><script>alert(1)</script>')).toBe('<p>hi</p>');
+    expect(sanitizeHtml(ctx, '<a href="javascript:alert(1)">j</a>')).toBe('<a rel="noopener nofollow ugc">j</a>');
   });
 });
 
@@ -70,7 +73,7 @@ describe('sanitizeHtml: what is kept', () => {
     ['CDATA end in text', '<p>a ]]> b</p>', undefined, '<p>a ]]&gt; b</p>'],
   ];
   it.each(cases)('%s', (_name, html, base, expected) => {
-    expect(sanitizeHtml(html, base)).toBe(expected);
+    expect(sanitizeHtml(ctx, html, base)).toBe(expected);
   });
 });
 
@@ -83,12 +86,12 @@ describe('sanitizeHtml: plain text', () => {
     ['quotes survive', 'He said "hi" & \'bye\'', '<p>He said "hi" &amp; \'bye\'</p>'],
     ['empty text gives nothing', '  \n ', ''],
   ])('%s', (_name, input, expected) => {
-    expect(sanitizeHtml(input)).toBe(expected);
+    expect(sanitizeHtml(ctx, input)).toBe(expected);
   });
 
   it('removes control and XML-illegal characters', () => {
-    expect(sanitizeHtml('a\u0000b\u0007c\u001bd\u007fe\u0085f\uFFFEg\uD800h')).toBe('<p>abcdefgh</p>');
-    expect(sanitizeHtml('<p>a\u0000b\u000bc</p>')).toBe('<p>abc</p>');
+    expect(sanitizeHtml(ctx, 'a\u0000b\u0007c\u001bd\u007fe\u0085f\uFFFEg\uD800h')).toBe('<p>abcdefgh</p>');
+    expect(sanitizeHtml(ctx, '<p>a\u0000b\u000bc</p>')).toBe('<p>abc</p>');
   });
 });
 
@@ -114,7 +117,7 @@ describe('htmlToText', () => {
     ['control characters removed', '<p>a\u0000b\u0007c\u0085d</p>', 'abcd'],
     ['empty', '', ''],
   ])('%s', (_name, html, expected) => {
-    expect(htmlToText(html)).toBe(expected);
+    expect(htmlToText(ctx, html)).toBe(expected);
   });
 });
 

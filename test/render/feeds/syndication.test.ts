@@ -6,6 +6,9 @@ import { eventUid } from '../../../src/render/ical/index.js';
 import { renderSyndication } from '../../../src/render/syndication/index.js';
 import { SAMPLE_NOW, sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { allEvents } from './helpers.js';
+import { createRenderContext } from '../../../src/render/context.js';
+
+const ctx = createRenderContext();
 
 const site = sampleSite();
 const science = sampleCalendar();
@@ -22,7 +25,7 @@ const text = (node: unknown): string => (typeof node === 'object' && node !== nu
 
 function combined(overrides = {}) {
   const model = sampleModel();
-  return renderSyndication(null, model.calendars, allEvents(model), sampleSite(overrides));
+  return renderSyndication(ctx, null, model.calendars, allEvents(model), sampleSite(overrides));
 }
 
 function rssItems(rss: string): Node[] {
@@ -66,13 +69,13 @@ describe('RSS 2.0', () => {
     for (const item of items) {
       const guid = item.guid as Node;
       expect(guid['@isPermaLink']).toBe('false');
-      expect(events.map((e) => eventUid(e, site))).toContain(text(guid));
+      expect(events.map((e) => eventUid(ctx, e, site))).toContain(text(guid));
     }
     expect(rssItems(combined().rss).map((i) => text(i.guid))).toEqual(items.map((i) => text(i.guid)));
   });
 
   it('links to itself with atom:link rel="self" and uses absolute links from siteUrl', () => {
-    const calendar = (xml.parse(renderSyndication(science, [science], [sampleEvent()], site).rss) as Node).rss as { channel: Node };
+    const calendar = (xml.parse(renderSyndication(ctx, science, [science], [sampleEvent()], site).rss) as Node).rss as { channel: Node };
     const self = (calendar.channel['atom:link'] as Node[])[0]!;
     expect(self['@rel']).toBe('self');
     expect(self['@href']).toBe('https://events.example.edu/feeds/calendars/science/rss.xml');
@@ -83,7 +86,7 @@ describe('RSS 2.0', () => {
 
   it('dates items by eventStamp in RFC 822, never by the event start', () => {
     const events = [sampleEvent({ updated: Date.UTC(2026, 1, 14, 8, 15, 30) }), sampleEvent({ id: 'e9', slug: 'e9', updated: undefined, changedAt: Date.UTC(2026, 1, 2, 3, 4, 5) })];
-    const { rss } = renderSyndication(science, [science], events, site);
+    const { rss } = renderSyndication(ctx, science, [science], events, site);
     const items = rssItems(rss);
     expect(items.map((i) => text(i.pubDate))).toEqual(['Sat, 14 Feb 2026 08:15:30 GMT', 'Mon, 02 Feb 2026 03:04:05 GMT']);
     expect(items.map((i) => Date.parse(text(i.pubDate)))).toEqual(events.map(eventStamp));
@@ -97,12 +100,12 @@ describe('RSS 2.0', () => {
     expect(titles[0]).toMatch(/^Wed, Mar 25, 2026, 5:00\sPM — Open lecture: Quantum computing$/);
     expect(titles[1]).toMatch(/^Cancelled: Mon, Mar 30, 2026, 11:00\sAM — Lab tour$/);
     expect(titles[2]).toMatch(/^Mon, Apr 6\s–\sWed, Apr 8, 2026 — Spring break 🌸$/);
-    const lt = await rssParser.parseString(renderSyndication(science, [science], [sampleEvent()], sampleSite({ locale: 'lt' })).rss);
+    const lt = await rssParser.parseString(renderSyndication(ctx, science, [science], [sampleEvent()], sampleSite({ locale: 'lt' })).rss);
     expect(lt.items[0]!.title).toMatch(/^2026-03-25.* 17:00 — Open lecture/);
   });
 
   it('writes a body with when (and zone), where, the cleaned description and links', async () => {
-    const feed = await rssParser.parseString(renderSyndication(science, [science], [sampleEvent()], site).rss);
+    const feed = await rssParser.parseString(renderSyndication(ctx, science, [science], [sampleEvent()], site).rss);
     const body = feed.items[0]!.content ?? '';
     expect(body).toContain('(Europe/Vilnius)');
     expect(body).toContain('Main Hall, Universiteto g. 3, Vilnius');
@@ -113,7 +116,7 @@ describe('RSS 2.0', () => {
   });
 
   it('keeps "]]>" and <script> in titles and bodies from breaking XML or surviving as markup', async () => {
-    const { rss, atom, json } = renderSyndication(science, [science], [hostile()], site);
+    const { rss, atom, json } = renderSyndication(ctx, science, [science], [hostile()], site);
     for (const doc of [rss, atom]) {
       expect(XMLValidator.validate(doc)).toBe(true);
       expect(doc).not.toMatch(/<script|onerror|onclick|javascript:|<iframe|style=|\u0007/i);
@@ -133,7 +136,7 @@ describe('RSS 2.0', () => {
   it('keeps hostile and look-alike ids distinct and the XML valid', () => {
     const ids = ['a/b', 'a%2Fb', 'A', 'a', '..', 'NUL', 'x'.repeat(300), 'a\u0000b', '<script>', ']]>', '"q"&'];
     const events = ids.map((id, i) => sampleEvent({ id, slug: `s${i}`, title: `${id} <b>t</b>` }));
-    const { rss, atom, json } = renderSyndication(science, [science], events, site);
+    const { rss, atom, json } = renderSyndication(ctx, science, [science], events, site);
     expect(XMLValidator.validate(rss)).toBe(true);
     expect(XMLValidator.validate(atom)).toBe(true);
     expect(new Set(rssItems(rss).map((i) => text(i.guid))).size).toBe(ids.length);
@@ -156,7 +159,7 @@ describe('RSS 2.0', () => {
       sampleEvent({ id: 'gone', slug: 'gone', removedAt: SAMPLE_NOW - 1000 }),
       sampleEvent({ id: 'off', slug: 'off', status: 'cancelled' }),
     ];
-    const links = rssItems(renderSyndication(science, [science], events, site).rss).map((i) => text(i.link).split('/').pop());
+    const links = rssItems(renderSyndication(ctx, science, [science], events, site).rss).map((i) => text(i.link).split('/').pop());
     expect(links).toEqual(['today.html', 'now.html', 'off.html']);
   });
 });
@@ -230,16 +233,16 @@ describe('determinism', () => {
   it('does not depend on the input order of events', () => {
     const model = sampleModel();
     const events = allEvents(model);
-    expect(renderSyndication(null, model.calendars, [...events].reverse(), site)).toEqual(renderSyndication(null, model.calendars, events, site));
+    expect(renderSyndication(ctx, null, model.calendars, [...events].reverse(), site)).toEqual(renderSyndication(ctx, null, model.calendars, events, site));
   });
 
   it('takes feed dates from the data: from all events when none is upcoming, the epoch when there are none', () => {
     const late = sampleSite({ now: Date.UTC(2027, 0, 1) });
-    const stale = renderSyndication(science, [science], [sampleEvent({ updated: Date.UTC(2026, 0, 9) })], late);
+    const stale = renderSyndication(ctx, science, [science], [sampleEvent({ updated: Date.UTC(2026, 0, 9) })], late);
     expect(rssItems(stale.rss)).toHaveLength(0);
     expect(XMLValidator.validate(stale.rss)).toBe(true);
     expect(stale.rss).toContain('<lastBuildDate>Fri, 09 Jan 2026 00:00:00 GMT</lastBuildDate>');
-    const empty = renderSyndication(science, [science], [], late);
+    const empty = renderSyndication(ctx, science, [science], [], late);
     expect(empty.rss).toContain('<lastBuildDate>Thu, 01 Jan 1970 00:00:00 GMT</lastBuildDate>');
     expect(empty.atom).toContain('<updated>1970-01-01T00:00:00.000Z</updated>');
     expect(JSON.parse(empty.json).items).toEqual([]);

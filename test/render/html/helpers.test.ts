@@ -3,6 +3,9 @@ import { dayKeyOf, eventSpan, formatListTime, safeLocale, safeZone, splitByNow }
 import { escapeJsonForScript } from '../../../src/render/html/jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, subscribeLinks } from '../../../src/render/html/links.js';
 import { sampleEvent } from '../../fixtures/sample.js';
+import { createRenderContext } from '../../../src/render/context.js';
+
+const ctx = createRenderContext();
 
 describe('links', () => {
   it('relHref links between output files relatively', () => {
@@ -15,9 +18,9 @@ describe('links', () => {
   });
 
   it('safeHttpUrl keeps http(s) only', () => {
-    expect(safeHttpUrl(' https://x.example/a b ')).toBe('https://x.example/a%20b');
+    expect(safeHttpUrl(ctx, ' https://x.example/a b ')).toBe('https://x.example/a%20b');
     for (const bad of ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', 'data:text/html,<script>', '//x.example', '/relative', 'vbscript:x', undefined, '']) {
-      expect(safeHttpUrl(bad), String(bad)).toBeNull();
+      expect(safeHttpUrl(ctx, bad), String(bad)).toBeNull();
     }
   });
 
@@ -46,14 +49,14 @@ describe('JSON-LD escaping', () => {
 
 describe('time helpers', () => {
   it('an all-day event runs to the midnight after its last day, across the DST change', () => {
-    const span = eventSpan({ kind: 'allDay', startDate: '2026-03-28', endDate: '2026-03-29' }, 'Europe/Vilnius');
+    const span = eventSpan(ctx, { kind: 'allDay', startDate: '2026-03-28', endDate: '2026-03-29' }, 'Europe/Vilnius');
     expect(new Date(span.start).toISOString()).toBe('2026-03-27T22:00:00.000Z');
     expect(new Date(span.end).toISOString()).toBe('2026-03-29T21:00:00.000Z');
   });
 
   it('dayKeyOf gives the date in the zone', () => {
     const t = Date.UTC(2026, 2, 24, 22, 30);
-    expect([dayKeyOf(t, 'Europe/Vilnius'), dayKeyOf(t, 'UTC'), dayKeyOf(t, 'Pacific/Kiritimati'), dayKeyOf(t, 'Pacific/Pago_Pago')]).toEqual([
+    expect([dayKeyOf(ctx, t, 'Europe/Vilnius'), dayKeyOf(ctx, t, 'UTC'), dayKeyOf(ctx, t, 'Pacific/Kiritimati'), dayKeyOf(ctx, t, 'Pacific/Pago_Pago')]).toEqual([
       '2026-03-25', '2026-03-24', '2026-03-25', '2026-03-24',
     ]);
   });
@@ -67,21 +70,21 @@ describe('time helpers', () => {
       sampleEvent({ id: 'c', title: 'Started', when: at(-1) }),
       sampleEvent({ id: 'd', title: 'Running', when: { kind: 'timed', start: now - 3_600_000, end: now + 3_600_000 } }),
     ];
-    const { upcoming, past } = splitByNow(events, 'UTC', now);
+    const { upcoming, past } = splitByNow(ctx, events, 'UTC', now);
     expect(upcoming.map((e) => e.id)).toEqual(['d', 'a', 'b']);
     expect(past.map((e) => e.id)).toEqual(['c']);
   });
 
   it('formats a timed range crossing midnight with both dates', () => {
     const when = { kind: 'timed' as const, start: Date.UTC(2026, 2, 25, 20), end: Date.UTC(2026, 2, 26, 2) };
-    expect(formatListTime(when, 'UTC', 'en')).toMatch(/^Mar 25, 8:00\sPM\s–\sMar 26, 2:00\sAM$/);
+    expect(formatListTime(ctx, when, 'UTC', 'en')).toMatch(/^Mar 25, 8:00\sPM\s–\sMar 26, 2:00\sAM$/);
   });
 
   it('falls back on an unknown zone or a malformed locale', () => {
-    expect(safeZone('Mars/Olympus', 'Europe/Vilnius')).toBe('Europe/Vilnius');
-    expect(safeZone(undefined, 'Nope/Nope')).toBe('UTC');
-    expect(safeLocale('lt,en')).toBe('lt');
-    expect(safeLocale('!!,en-GB')).toBe('en-GB');
-    expect(safeLocale('')).toBe('en');
+    expect(safeZone(ctx, 'Mars/Olympus', 'Europe/Vilnius')).toBe('Europe/Vilnius');
+    expect(safeZone(ctx, undefined, 'Nope/Nope')).toBe('UTC');
+    expect(safeLocale(ctx, 'lt,en')).toBe('lt');
+    expect(safeLocale(ctx, '!!,en-GB')).toBe('en-GB');
+    expect(safeLocale(ctx, '')).toBe('en');
   });
 });

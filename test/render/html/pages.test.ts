@@ -5,6 +5,9 @@ import { loadHtmlRenderer, type HtmlRenderer } from '../../../src/render/html/in
 import { SAMPLE_NOW, sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { byClass, one, parse, select, text } from './dom.js';
 import { renderHtmlSite } from './site.js';
+import { createRenderContext } from '../../../src/render/context.js';
+
+const ctx = createRenderContext();
 
 let html: HtmlRenderer;
 beforeAll(async () => {
@@ -31,8 +34,8 @@ describe('hostile data', () => {
     const model = sampleModel();
     const arts = model.calendars[1]!;
     const event = model.events.get(arts.id)![0]!;
-    const pages = html.calendar(arts, model.events.get(arts.id)!, site);
-    const eventPage = html.event(arts, event, site);
+    const pages = html.calendar(ctx, arts, model.events.get(arts.id)!, site);
+    const eventPage = html.event(ctx, arts, event, site);
     for (const page of [pages.index, pages.widget, eventPage]) {
       expect(page).not.toContain('<script>alert(1)');
       expect(foreignScripts(page)).toEqual([]);
@@ -45,7 +48,7 @@ describe('hostile data', () => {
   it('keeps JSON-LD inside its <script> whatever the title holds', () => {
     const title = 'Talk </script><script>alert(2)</script> <!-- \u2028\u2029 & </SCRIPT >';
     const event = sampleEvent({ title, description: '</script><img src=x onerror=alert(3)>' });
-    const page = html.event(sampleCalendar(), event, site);
+    const page = html.event(ctx, sampleCalendar(), event, site);
     const scripts = select(parse(page), 'script');
     // page.js and the JSON-LD block: nothing else was opened by the data.
     expect(scripts).toHaveLength(2);
@@ -62,7 +65,7 @@ describe('hostile data', () => {
       url: 'javascript:alert(5)',
       organizer: { name: 'Eve', email: '"><script>alert(6)</script>@x.y' },
     });
-    const page = html.event(sampleCalendar(), event, site);
+    const page = html.event(ctx, sampleCalendar(), event, site);
     const doc = parse(page);
     expect(foreignScripts(page)).toEqual([]);
     expect(select(doc, 'iframe')).toEqual([]);
@@ -78,7 +81,7 @@ describe('subscribe links', () => {
   it('are the exact absolute URLs for webcal, Google, Outlook and the feeds', () => {
     const model = sampleModel();
     const cal = model.calendars[0]!;
-    const doc = parse(html.calendar(cal, model.events.get(cal.id)!, site).index);
+    const doc = parse(html.calendar(ctx, cal, model.events.get(cal.id)!, site).index);
     const hrefs = select(doc, 'a').map((a) => a.attribs.href);
     const ics = 'https://events.example.edu/feeds/calendars/science/calendar.ics';
     expect(hrefs).toContain('webcal://events.example.edu/feeds/calendars/science/calendar.ics');
@@ -95,7 +98,7 @@ describe('subscribe links', () => {
   });
 
   it('on the index page: the combined feeds and each calendar with its own', () => {
-    const doc = parse(html.index(sampleModel().calendars, upcomingCounts(sampleModel(), site), site));
+    const doc = parse(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), site));
     const hrefs = select(doc, 'a').map((a) => a.attribs.href);
     expect(hrefs).toContain('webcal://events.example.edu/feeds/calendar.ics');
     expect(hrefs).toContain('https://events.example.edu/feeds/rss.xml');
@@ -126,7 +129,7 @@ describe('dates and grouping', () => {
       timed('dst', '2026-03-30T08:00:00Z', '2026-03-30T09:00:00Z'), // 11:00 in Vilnius (UTC+3 after March 29)
       timed('early', '2026-03-24T10:00:00Z'),
     ];
-    const result = days(html.calendar(cal, events, site).index);
+    const result = days(html.calendar(ctx, cal, events, site).index);
     expect(result.map(([key, titles]) => [key, titles])).toEqual([
       ['2026-03-24', ['Event early']],
       ['2026-03-25', ['Event late']],
@@ -135,7 +138,7 @@ describe('dates and grouping', () => {
     expect(result[1]![2][0]).toMatch(/^12:30\sAM$/);
     expect(result[2]![2][0]).toMatch(/^11:00\sAM\s–\s12:00\sPM$/);
     // The same instants in New York fall on other days and hours.
-    const ny = days(html.calendar({ ...cal, timeZone: 'America/New_York' }, events, site).index);
+    const ny = days(html.calendar(ctx, { ...cal, timeZone: 'America/New_York' }, events, site).index);
     expect(ny.map(([key, titles]) => [key, titles])).toEqual([
       ['2026-03-24', ['Event early', 'Event late']],
       ['2026-03-30', ['Event dst']],
@@ -150,7 +153,7 @@ describe('dates and grouping', () => {
       sampleEvent({ id: 'fair', slug: 'fair', title: 'Book fair', when: { kind: 'allDay', startDate: '2026-03-18', endDate: '2026-03-22' } }),
       timed('soon', new Date(SAMPLE_NOW + 2 * HOUR).toISOString()),
     ];
-    const pages = html.calendar(cal, events, site);
+    const pages = html.calendar(ctx, cal, events, site);
     expect(days(pages.index).map(([key, titles]) => [key, titles])).toEqual([['2026-03-20', ['Book fair', 'Event soon']]]);
     expect(text(one(byClass(parse(pages.index), 'badge')))).toBe('Ongoing');
     expect(days(pages.past).map(([key, titles]) => [key, titles])).toEqual([
@@ -162,7 +165,7 @@ describe('dates and grouping', () => {
 
   it('marks cancelled events and formats all-day ranges', () => {
     const model = sampleModel();
-    const doc = parse(html.calendar(cal, model.events.get(cal.id)!, site).index);
+    const doc = parse(html.calendar(ctx, cal, model.events.get(cal.id)!, site).index);
     const cancelled = byClass(doc, 'is-cancelled');
     expect(cancelled.map((li) => text(one(byClass(li, 'event-title'))))).toEqual(['Cancelled Lab tour']);
     const spring = byClass(doc, 'event').find((li) => text(li).includes('Spring break'))!;
@@ -171,18 +174,18 @@ describe('dates and grouping', () => {
 
   it("shows an event page's time in the calendar's zone, with the instants for the visitor's zone", () => {
     const model = sampleModel();
-    const doc = parse(html.event(cal, model.events.get(cal.id)![0]!, site));
+    const doc = parse(html.event(ctx, cal, model.events.get(cal.id)![0]!, site));
     const when = one(select(doc, 'time', { datetime: '2026-03-25T17:00:00+02:00' }));
     expect(text(when)).toMatch(/^Wednesday, March 25, 2026, 5:00\s–\s7:00\sPM$/);
     const local = one(select(doc, 'p', { 'data-calfeed-local': true }));
     expect([local.attribs['data-start'], local.attribs['data-end']]).toEqual(['2026-03-25T15:00:00.000Z', '2026-03-25T17:00:00.000Z']);
-    const ld = jsonLd(html.event(cal, model.events.get(cal.id)![1]!, site));
+    const ld = jsonLd(html.event(ctx, cal, model.events.get(cal.id)![1]!, site));
     expect([ld.startDate, ld.endDate]).toEqual(['2026-04-06', '2026-04-08']);
   });
 
   it('uses the site locale for the lang attribute and the dates', () => {
     const model = sampleModel();
-    const lt = html.calendar(cal, model.events.get(cal.id)!, sampleSite({ locale: 'lt' })).index;
+    const lt = html.calendar(ctx, cal, model.events.get(cal.id)!, sampleSite({ locale: 'lt' })).index;
     expect(one(select(parse(lt), 'html')).attribs.lang).toBe('lt');
     expect(text(select(parse(lt), 'h3')[0]!)).toContain('kovo');
   });

@@ -4,18 +4,21 @@
 import type { SiteContext, SiteModel } from '../../../src/model.js';
 import { upcomingCounts } from '../../../src/render/html/index.js';
 import { paths } from '../../../src/paths.js';
+import { createRenderContext } from '../../../src/render/context.js';
 import type { HtmlRenderer } from '../../../src/render/html/index.js';
 
 export function renderHtmlSite(html: HtmlRenderer, model: SiteModel, site: SiteContext): Map<string, string> {
+  // One context per site rendered, as one per build.
+  const ctx = createRenderContext();
   const files = new Map<string, string>(Object.entries(html.assets()));
-  files.set(paths.site('index.html'), html.index(model.calendars, upcomingCounts(model, site), site));
+  files.set(paths.site('index.html'), html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), site));
   for (const cal of model.calendars) {
     const events = model.events.get(cal.id) ?? [];
-    const pages = html.calendar(cal, events, site);
+    const pages = html.calendar(ctx, cal, events, site);
     files.set(paths.calendar(cal.slug, 'index.html'), pages.index);
     files.set(paths.calendar(cal.slug, 'past.html'), pages.past);
     files.set(paths.calendar(cal.slug, 'widget.html'), pages.widget);
-    for (const event of events) files.set(paths.eventPage(cal.slug, event.slug), html.event(cal, event, site));
+    for (const event of events) files.set(paths.eventPage(cal.slug, event.slug), html.event(ctx, cal, event, site));
   }
   return files;
 }

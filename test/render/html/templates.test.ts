@@ -7,6 +7,9 @@ import { CalfeedError } from '../../../src/errors.js';
 import { loadHtmlRenderer } from '../../../src/render/html/index.js';
 import { sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { byClass, parse, select, text } from './dom.js';
+import { createRenderContext } from '../../../src/render/context.js';
+
+const ctx = createRenderContext();
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -38,7 +41,7 @@ describe('user templates', () => {
     const html = await loadHtmlRenderer(dir);
     const model = sampleModel();
     const cal = model.calendars[0]!;
-    const doc = parse(html.calendar(cal, model.events.get(cal.id)!, site).index);
+    const doc = parse(html.calendar(ctx, cal, model.events.get(cal.id)!, site).index);
     expect(byClass(doc, 'mine').map(text)).toEqual([
       'Open lecture: Quantum computing @ Main Hall, Universiteto g. 3, Vilnius',
       'Lab tour @ Main Hall, Universiteto g. 3, Vilnius',
@@ -54,7 +57,7 @@ describe('user templates', () => {
       'layouts/base.hbs': '<!doctype html><html lang="{{page.lang}}"><body class="my-layout">{{> @partial-block}}</body></html>',
     });
     const html = await loadHtmlRenderer(dir);
-    const page = html.event(sampleCalendar(), sampleEvent({ title: 'A <b>bold</b> claim' }), site);
+    const page = html.event(ctx, sampleCalendar(), sampleEvent({ title: 'A <b>bold</b> claim' }), site);
     expect(page).toBe('<!doctype html><html lang="en"><body class="my-layout"><h1 class="custom">A &lt;b&gt;bold&lt;/b&gt; claim</h1></body></html>');
   });
 
@@ -64,7 +67,7 @@ describe('user templates', () => {
       'pages/index.hbs': '{{#> layouts/base}}<h1>x</h1>{{> brand}}{{/layouts/base}}',
     });
     const html = await loadHtmlRenderer(dir);
-    expect(byClass(parse(html.index(sampleModel().calendars, upcomingCounts(sampleModel(), site), site)), 'brand').map(text)).toEqual(['University Events']);
+    expect(byClass(parse(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), site)), 'brand').map(text)).toEqual(['University Events']);
   });
 
   it('a broken template fails with BUILD naming the file and the line', async () => {
@@ -84,7 +87,7 @@ describe('user templates', () => {
   it('a misspelt field fails the render with BUILD instead of rendering blank', async () => {
     const dir = await userDir({ 'pages/index.hbs': '<h1>{{page.sitetitle}}</h1>' });
     const html = await loadHtmlRenderer(dir);
-    const error = await buildError(Promise.resolve().then(() => html.index(sampleModel().calendars, upcomingCounts(sampleModel(), site), site)));
+    const error = await buildError(Promise.resolve().then(() => html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), site)));
     expect(error.code).toBe('BUILD');
     expect(error.message).toContain(join(dir, 'pages/index.hbs'));
     expect(error.message).toContain('sitetitle');
@@ -96,12 +99,12 @@ describe('user templates', () => {
       'pages/calendar.hbs': '{{#with calendar}}{{lookup this "constructor"}}{{lookup this "__proto__"}}{{/with}}',
     });
     const html = await loadHtmlRenderer(dir);
-    expect(html.index(sampleModel().calendars, upcomingCounts(sampleModel(), site), site)).toBe(
+    expect(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), site)).toBe(
       '[page][calendars][subscribe][copyId]<lang><title><siteTitle><description><home><stylesheet><script><canonical><generator><crumbs><alternates>',
     );
     const model = sampleModel();
     const cal = model.calendars[0]!;
-    expect(html.calendar(cal, model.events.get(cal.id)!, site).index).toBe('');
+    expect(html.calendar(ctx, cal, model.events.get(cal.id)!, site).index).toBe('');
   });
 
   it('a --templates folder that does not exist is a configuration error', async () => {
