@@ -21,10 +21,8 @@ export interface RenderContext {
   /** sanitize.ts sanitizeHtml, and sanitize-html's options per base URL. */
   readonly sanitized: StringMemo;
   readonly sanitizeOptions: Map<string, sanitize.IOptions>;
-  /** html/links.ts safeHttpUrl. */
+  /** html/links.ts safeHttpUrl (and ical/lines.ts uriValue). */
   readonly httpUrls: Map<string, string | null>;
-  /** ical/lines.ts uriValue. */
-  readonly uriValues: Map<string, string | null>;
   /** ical/event.ts: the host of the site URL, for UIDs. */
   siteHost: { siteUrl: string; host: string } | undefined;
   /** html/format.ts: zones and locales checked, formatters per style then locale and zone, labels, midnights. */
@@ -55,7 +53,6 @@ export function createRenderContext(): RenderContext {
     sanitized: new StringMemo(512, 1_000_000),
     sanitizeOptions: new Map(),
     httpUrls: new Map(),
-    uriValues: new Map(),
     siteHost: undefined,
     pageZones: new Map(),
     pageLocales: new Map(),

@@ -11,7 +11,11 @@ import { isUniversalZone, wallMs } from '../zone.js';
 // Checking a zone or locale builds an Intl object (tens of microseconds); a site has few of each
 // and asks once per event, so the answers are remembered (ctx.pageZones, ctx.pageLocales).
 function isZone(ctx: RenderContext, zone: string): boolean {
-  return remember(ctx.pageZones, zone, 1000, (z) => IANAZone.isValidZone(z));
+  return remember(ctx.pageZones, zone, 1000, isValidZone);
+}
+
+function isValidZone(zone: string): boolean {
+  return IANAZone.isValidZone(zone);
 }
 
 /** A zone Intl and luxon both accept: the given one, else the fallback, else UTC. */

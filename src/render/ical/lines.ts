@@ -7,7 +7,8 @@
 // one URL or e-mail fails its yup schema. Wrapping it would mean unfolding its output, deleting and
 // re-adding header lines and pre-escaping its inputs: more code than the ~100 lines below.
 
-import { remember, type RenderContext } from '../context.js';
+import type { RenderContext } from '../context.js';
+import { safeHttpUrl } from '../html/links.js';
 
 const CRLF = '\r\n';
 const MAX_OCTETS = 75;
@@ -110,17 +111,6 @@ export function durationValue(minutes: number): string {
  * whose href is percent-encoded.
  */
 export function uriValue(ctx: RenderContext, url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  // The same portal URL is asked for by the event's .ics, each calendar.ics and each feed item.
-  // (Bounded: at most 10,000 URLs of at most 2,000 characters; longer ones are parsed each time.)
-  return (url.length > 2000 ? parseUri(url) : remember(ctx.uriValues, url, 10_000, parseUri)) ?? undefined;
-}
-
-function parseUri(url: string): string | null {
-  try {
-    const parsed = new URL(url.trim());
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : null;
-  } catch {
-    return null;
-  }
+  // The same check as a page's links (the WHATWG href of an http(s) URL), so one memo serves both.
+  return safeHttpUrl(ctx, url) ?? undefined;
 }
