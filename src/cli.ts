@@ -4,8 +4,8 @@
 // SIGTERM). Logs go to stderr; stdout carries only --json output, so CI scripts can pipe it.
 
 import { setFlagsFromString } from 'node:v8';
-import { runBuild } from './build/build.js';
-import { formatSummary } from './build/summary.js';
+import { runBuild } from './pipeline/build.js';
+import { formatSummary } from './pipeline/summary.js';
 import { helpText, parseCommandLine } from './cli/args.js';
 import { type LoadedConfig, loadConfig } from './config/load.js';
 import { CalfeedError, exitCodeFor } from './errors.js';

@@ -3,7 +3,7 @@
 // detection guesses wrong. Fetching is here; the analysis is normalize/explain (pure).
 
 import type { LoadedConfig } from '../config/load.js';
-import { httpOptions, withPortalSource, type PortalSource } from '../build/source.js';
+import { httpOptions, withPortalSource, type PortalSource } from '../pipeline/source.js';
 import { apiPaths } from '../crawl/api-paths.js';
 import { nextPageUrl } from '../crawl/paging.js';
 import { PortalClient } from '../http/index.js';

@@ -1,6 +1,6 @@
 // last-build.json in the cache folder: what the last published build was made from and until when
 // it stays right, so that a rebuild can tell that nothing changed from a few conditional requests
-// and a look at --out, without reading or rendering anything (src/build/up-to-date.ts).
+// and a look at --out, without reading or rendering anything (src/pipeline/up-to-date.ts).
 //
 // Like the other state files it can only ever save work: it is written last, after the publish and
 // the other state, and anything missing, unreadable or not matching (another --out, other settings,
@@ -21,7 +21,7 @@ const VERSION = 3;
  */
 export const MAX_RECORDED_WARNINGS = 1000;
 
-/** What identifies the spool a build left in the cache folder (src/build/saved-spool.ts). */
+/** What identifies the spool a build left in the cache folder (src/pipeline/saved-spool.ts). */
 export interface SpoolStamp {
   id: string;
   bytes: number;

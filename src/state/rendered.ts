@@ -1,7 +1,7 @@
 // rendered.json in the cache folder: for each group of files rendered together (a calendar's own
 // files, the combined feeds, ...), the fingerprint of what they were rendered from and the SHA-256
 // of each file as published. A rebuild keeps a group's published files only when both still match
-// (see src/build/calendar-files.ts), so this file can only ever save work: a missing, corrupt or
+// (see src/pipeline/calendar-files.ts), so this file can only ever save work: a missing, corrupt or
 // stale one (say, a build killed between publishing and saving it) means those files are rendered.
 
 import { readFile } from 'node:fs/promises';

@@ -11,7 +11,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuildSummary } from '../../src/build/summary.js';
+import type { BuildSummary } from '../../src/pipeline/summary.js';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { paths } from '../../src/paths.js';
 import { buildAt } from '../support/build-at.js';

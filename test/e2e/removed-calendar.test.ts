@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import ICAL from 'ical.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runBuild } from '../../src/build/build.js';
+import { runBuild } from '../../src/pipeline/build.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { BASE_NOW, modelEvent, portalState, type ModelCalendar, type ModelEvent } from '../support/differential/model.js';

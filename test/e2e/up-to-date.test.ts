@@ -11,7 +11,7 @@ import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatSummary, type BuildSummary } from '../../src/build/summary.js';
+import { formatSummary, type BuildSummary } from '../../src/pipeline/summary.js';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { paths } from '../../src/paths.js';
 import { buildAt } from '../support/build-at.js';

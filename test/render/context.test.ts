@@ -20,9 +20,9 @@ function sources(dir: string): string[] {
 const MODULE_STATE = /^(export )?let |^(export )?const \w+(: (?!Readonly)[^=]+)? = new (Weak)?(Map|Set|StringMemo)\b(?!\(\[)/;
 
 describe('render state', () => {
-  it('lives in the render context: no module under src/render or src/build keeps any', () => {
+  it('lives in the render context: no module under src/render or src/pipeline keeps any', () => {
     const found: string[] = [];
-    for (const file of [...sources(join(SRC, 'render')), ...sources(join(SRC, 'build'))]) {
+    for (const file of [...sources(join(SRC, 'render')), ...sources(join(SRC, 'pipeline'))]) {
       if (file === join(SRC, 'render', 'context.ts')) continue;
       readFileSync(file, 'utf8')
         .split('\n')

@@ -2,8 +2,8 @@
 // what it logged captured: how the e2e tests that depend on exact instants drive calfeed.
 
 import { Writable } from 'node:stream';
-import { runBuild } from '../../src/build/build.js';
-import type { BuildSummary } from '../../src/build/summary.js';
+import { runBuild } from '../../src/pipeline/build.js';
+import type { BuildSummary } from '../../src/pipeline/summary.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { DemoPortal } from '../../src/demo/server.js';
 import { createLogger } from '../../src/log.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RefList } from '../../src/build/ref-list.js';
-import type { EventRef } from '../../src/build/spool.js';
+import { RefList } from '../../src/pipeline/ref-list.js';
+import type { EventRef } from '../../src/pipeline/spool.js';
 
 // Values a ref's numbers can take, and some they should never take but must survive all the same.
 const NUMBERS = [0, -0, 1, -1, 1.5, 1_790_000_000_000, -62_135_596_800_000, 8.64e15, Number.MAX_SAFE_INTEGER, Number.MIN_VALUE, NaN, Infinity, -Infinity];

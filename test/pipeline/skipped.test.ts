@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { SkippedEvents } from '../../src/build/skipped.js';
+import { SkippedEvents } from '../../src/pipeline/skipped.js';
 import { createLogger } from '../../src/log.js';
 
 function setup(): { skipped: SkippedEvents; out: () => string } {

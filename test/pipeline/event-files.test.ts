@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EventFiles } from '../../src/build/event-files.js';
-import { dateDataVersions } from '../../src/build/render-keys.js';
+import { EventFiles } from '../../src/pipeline/event-files.js';
+import { dateDataVersions } from '../../src/pipeline/render-keys.js';
 import { sampleCalendar, sampleEvent, sampleSite } from '../fixtures/sample.js';
 
 // Only fingerprint() is exercised: the staging, page renderer and history are never touched.

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as PoolModule from '../../src/build/page-pool.js';
-import type { CalendarJob } from '../../src/build/page-pool.js';
-import type * as SpoolModule from '../../src/build/spool.js';
+import type * as PoolModule from '../../src/pipeline/page-pool.js';
+import type { CalendarJob } from '../../src/pipeline/page-pool.js';
+import type * as SpoolModule from '../../src/pipeline/spool.js';
 import type { Calendar, FeedEvent, SiteContext } from '../../src/model.js';
 import type * as ContextModule from '../../src/render/context.js';
 import type * as HtmlModule from '../../src/render/html/index.js';
@@ -16,12 +16,12 @@ import type * as SyndicationModule from '../../src/render/syndication/index.js';
 import { sampleCalendar, sampleEvent, sampleSite } from '../fixtures/sample.js';
 
 const dist = (p: string): string => new URL(`../../dist/${p}`, import.meta.url).href;
-const { createPageRenderer, renderCalendar } = (await import(dist('build/page-pool.js'))) as typeof PoolModule;
+const { createPageRenderer, renderCalendar } = (await import(dist('pipeline/page-pool.js'))) as typeof PoolModule;
 const { createRenderContext } = (await import(dist('render/context.js'))) as typeof ContextModule;
 const { loadHtmlRenderer } = (await import(dist('render/html/index.js'))) as typeof HtmlModule;
 const { veventText } = (await import(dist('render/ical/index.js'))) as typeof IcalModule;
 const { renderSyndication, selectFeedEvents, newestStamp } = (await import(dist('render/syndication/index.js'))) as typeof SyndicationModule;
-const { EventSpool, spans } = (await import(dist('build/spool.js'))) as typeof SpoolModule;
+const { EventSpool, spans } = (await import(dist('pipeline/spool.js'))) as typeof SpoolModule;
 
 const ctx = createRenderContext();
 

@@ -1,8 +1,8 @@
 // Calendar-level and site-level files: a calendar's calendar.ics, feeds and pages, and the combined
 // calendar.ics, feeds and index.html. Each group of files rendered together is kept as published,
-// bytes and mtime included, when it was last rendered from the same inputs (src/build/render-keys.ts)
+// bytes and mtime included, when it was last rendered from the same inputs (src/pipeline/render-keys.ts)
 // and is still published with the bytes recorded then; otherwise it is rendered. The event-level
-// counterpart is src/build/event-files.ts.
+// counterpart is src/pipeline/event-files.ts.
 
 import type { Staging } from '../publish/index.js';
 import type { RenderedGroup, RenderedState } from '../state/rendered.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compareRefs, EventSpool, type RefFacts } from '../../src/build/spool.js';
+import { compareRefs, EventSpool, type RefFacts } from '../../src/pipeline/spool.js';
 import { sampleEvent } from '../fixtures/sample.js';
 
 /** Facts for a ref whose page span is its start and end. */

@@ -3,8 +3,8 @@ import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadSavedSpool, prepareSavedSpool } from '../../src/build/saved-spool.js';
-import { EventSpool, type EventRef } from '../../src/build/spool.js';
+import { loadSavedSpool, prepareSavedSpool } from '../../src/pipeline/saved-spool.js';
+import { EventSpool, type EventRef } from '../../src/pipeline/spool.js';
 import type { Calendar } from '../../src/model.js';
 import { sampleEvent } from '../fixtures/sample.js';
 

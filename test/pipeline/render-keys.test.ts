@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { calendarKeys, eventFacts, renderEnvironment, upcomingOfRefs } from '../../src/build/render-keys.js';
-import type { EventRef } from '../../src/build/spool.js';
+import { calendarKeys, eventFacts, renderEnvironment, upcomingOfRefs } from '../../src/pipeline/render-keys.js';
+import type { EventRef } from '../../src/pipeline/spool.js';
 import type { Calendar, FeedEvent, SiteContext } from '../../src/model.js';
 import { upcomingCount } from '../../src/render/html/index.js';
 import { sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../fixtures/sample.js';

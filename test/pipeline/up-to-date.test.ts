@@ -1,6 +1,6 @@
 // checkUpToDate's judgements that need no portal: the record alone rules the build out.
 import { describe, expect, it } from 'vitest';
-import { checkUpToDate } from '../../src/build/up-to-date.js';
+import { checkUpToDate } from '../../src/pipeline/up-to-date.js';
 import type { PortalClient } from '../../src/http/index.js';
 import { MAX_RECORDED_WARNINGS, type LastBuild } from '../../src/state/last-build.js';
 

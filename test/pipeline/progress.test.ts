@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatProgress } from '../../src/build/progress.js';
+import { formatProgress } from '../../src/pipeline/progress.js';
 import type { CrawlProgress } from '../../src/crawl/index.js';
 
 describe('formatProgress', () => {
