@@ -1,7 +1,8 @@
 // Writing a big text file from pieces, atomically: the crawl cache and the event history run to
 // tens of megabytes at 100,000 events, and one string of all of it cost more memory than the build.
 
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
+import { makeDir } from './make-dir.js';
 import { dirname } from 'node:path';
 import { withPath } from './io-error.js';
 
@@ -25,7 +26,7 @@ export async function writePiecesAtomic(file: string, pieces: Iterable<string>):
  * it current only once the output is published.
  */
 export async function preparePiecesAtomic(file: string, pieces: Iterable<string>): Promise<PreparedFile> {
-  await mkdir(dirname(file), { recursive: true });
+  await makeDir(dirname(file));
   const temp = `${file}.${process.pid}.tmp`;
   const discard = (): Promise<void> => rm(temp, { force: true });
   try {

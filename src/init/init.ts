@@ -2,7 +2,8 @@
 // calfeed.config.json and a GitHub Actions workflow, never over a file that exists.
 
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { makeDir } from '../make-dir.js';
 import { dirname, join, relative } from 'node:path';
 import { Writable } from 'node:stream';
 import type { LoadedConfig } from '../config/load.js';
@@ -41,7 +42,7 @@ export async function runInit(args: { loaded: LoadedConfig; log: Logger; cwd: st
 }
 
 async function writeNew(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await makeDir(dirname(path));
   try {
     await writeFile(path, text, { flag: 'wx' });
   } catch (error) {

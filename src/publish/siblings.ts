@@ -3,7 +3,8 @@
 // rename stays on one file system and so a CDN sync of --out never uploads them.
 
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
+import { lstat, readlink, realpath, stat } from 'node:fs/promises';
+import { makeDir } from '../make-dir.js';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -96,5 +97,5 @@ export function isProcessAlive(pid: number): boolean {
 
 /** Make sure the parent folder exists (first build into a new path). */
 export async function ensureParent(s: Siblings): Promise<void> {
-  await mkdir(s.parent, { recursive: true });
+  await makeDir(s.parent);
 }

@@ -168,6 +168,16 @@ describe('a read-only file system', () => {
     expect(message).toContain(`Remount the file system of ${fs}/cache (--cache-dir) read-write, or choose another --cache-dir`);
     expect(await snapshotTree(out)).toEqual(published);
   });
+  it('regression: a --cache-dir not made yet on a read-only mount was "a bug in calfeed" (ENOENT from Node\'s recursive mkdir): now an IO error', async () => {
+    const fs = join(work, 'ro-new-cache');
+    const out = join(work, 'ro-new-cache-site');
+    await runCommand('cp', ['-a', refSite, out]);
+    const r = await inNamespace(fs, 'size=4m', REMOUNT_RO, cli(buildArgs(out, join(fs, 'cache'), ['--site-url', 'https://events.example.edu/'])));
+    const message = expectIoFailure(r, out, /read-only file system/);
+    expect(message).toContain(`Could not create the folder ${fs}/cache`);
+    expect(message).toContain('(--cache-dir) read-write, or choose another --cache-dir');
+    expect(await snapshotTree(out)).toEqual(published);
+  });
 });
 
 describe('a path that cannot be a folder', () => {
