@@ -25,8 +25,9 @@ export interface RenderContext {
   readonly httpUrls: Map<string, string | null>;
   /** ical/event.ts: the host of the site URL, for UIDs. */
   siteHost: { siteUrl: string; host: string } | undefined;
-  /** html/format.ts: zones and locales checked, formatters per style then locale and zone, labels, midnights. */
-  readonly pageZones: Map<string, boolean>;
+  /** zone.ts isZone: zone names checked, for pages and feeds alike. */
+  readonly validZones: Map<string, boolean>;
+  /** html/format.ts: locales checked, formatters per style then locale and zone, labels, midnights. */
   readonly pageLocales: Map<string, string>;
   readonly pageFormatters: WeakMap<Intl.DateTimeFormatOptions, Map<string, Intl.DateTimeFormat>>;
   readonly pageLabels: StringMemo;
@@ -34,10 +35,9 @@ export interface RenderContext {
   readonly dayEnds: Map<string, Map<string, number>>;
   /** html/view.ts: what every event page of a calendar shares, by calendar slug. */
   readonly calendarShared: Map<string, CalendarShared>;
-  /** syndication/when.ts: midnights, formatters, zones checked and labels of the feeds and .ics. */
+  /** syndication/when.ts: midnights, formatters and labels of the feeds and .ics. */
   readonly feedMidnights: Map<string, number>;
   readonly feedFormatters: Map<string, Intl.DateTimeFormat>;
-  readonly feedZones: Map<string, boolean>;
   readonly feedLabels: StringMemo;
 }
 
@@ -54,7 +54,7 @@ export function createRenderContext(): RenderContext {
     sanitizeOptions: new Map(),
     httpUrls: new Map(),
     siteHost: undefined,
-    pageZones: new Map(),
+    validZones: new Map(),
     pageLocales: new Map(),
     pageFormatters: new WeakMap(),
     pageLabels: new StringMemo(20_000, 2_000_000),
@@ -63,7 +63,6 @@ export function createRenderContext(): RenderContext {
     calendarShared: new Map(),
     feedMidnights: new Map(),
     feedFormatters: new Map(),
-    feedZones: new Map(),
     feedLabels: new StringMemo(20_000, 2_000_000),
   };
 }

@@ -5,8 +5,8 @@
 // src/normalize/time.ts also relies on: offsets do not change twice within a day), and asked of
 // luxon's own zone object otherwise. The results are luxon's, so output stays byte-identical.
 
-import { DateTime, type Zone } from 'luxon';
-import type { RenderContext } from './context.js';
+import { DateTime, IANAZone, type Zone } from 'luxon';
+import { remember, type RenderContext } from './context.js';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 100_000;
@@ -15,6 +15,13 @@ export interface ZoneInfo {
   zone: Zone;
   /** UTC day number -> offset in minutes, or NaN when the offset changes within that day. */
   days: Map<number, number>;
+}
+
+// Checking a zone name builds an Intl object (tens of microseconds); pages and feeds ask once per
+// event, so the answer is remembered (ctx.validZones).
+/** Whether Intl (and so luxon) accepts `zone` as an IANA zone name. */
+export function isZone(ctx: RenderContext, zone: string): boolean {
+  return remember(ctx.validZones, zone, 1000, (name) => IANAZone.isValidZone(name));
 }
 
 // Per zone name (ctx.zones): the zone luxon itself would use for it (DateTime.fromMillis(ms, { zone:

@@ -2,21 +2,14 @@
 // zone, and how their time reads in the site's locale. Pure: "now" is always passed in, and Intl
 // output depends only on its input (and the ICU data of the Node that runs the build).
 
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 import type { EventWhen, FeedEvent } from '../../model.js';
 import { remember, type RenderContext } from '../context.js';
 import { wallRangeFormatter } from '../range.js';
-import { isUniversalZone, wallMs } from '../zone.js';
+import { isUniversalZone, isZone, wallMs } from '../zone.js';
 
-// Checking a zone or locale builds an Intl object (tens of microseconds); a site has few of each
-// and asks once per event, so the answers are remembered (ctx.pageZones, ctx.pageLocales).
-function isZone(ctx: RenderContext, zone: string): boolean {
-  return remember(ctx.pageZones, zone, 1000, isValidZone);
-}
-
-function isValidZone(zone: string): boolean {
-  return IANAZone.isValidZone(zone);
-}
+// Checking a locale builds an Intl object (tens of microseconds); a site has few and asks once per
+// event, so the answers are remembered (ctx.pageLocales; zones: isZone).
 
 /** A zone Intl and luxon both accept: the given one, else the fallback, else UTC. */
 export function safeZone(ctx: RenderContext, zone: string | undefined, fallback = 'UTC'): string {

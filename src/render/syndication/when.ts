@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import type { Calendar, CalendarEvent, SiteContext } from '../../model.js';
 import { remember, type RenderContext } from '../context.js';
 import { wallRangeFormatter } from '../range.js';
-import { wallMs } from '../zone.js';
+import { isZone, wallMs } from '../zone.js';
 
 /** The IANA zone each event is shown in (its calendar's, else the site default), as a map lookup. */
 export function zoneLookup(calendars: Calendar[], site: SiteContext): (event: CalendarEvent) => string {
@@ -83,19 +83,6 @@ function formatter(ctx: RenderContext, locale: string, options: Intl.DateTimeFor
   return f;
 }
 
-// Asked once per feed item: an Intl object per question costs tens of microseconds.
-function isZone(ctx: RenderContext, zone: string): boolean {
-  return remember(ctx.feedZones, zone, 1000, acceptsZone);
-}
-
-function acceptsZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // The same event is labelled in its calendar's feeds and in the combined ones (formatRange costs
 // ten times what format does): labels are remembered per input (ctx.feedLabels).
