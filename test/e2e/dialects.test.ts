@@ -210,7 +210,7 @@ describe('custom dialect: a start field detection cannot find', () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr.match(/^warning: /gm)).toHaveLength(1);
     expect(r.stderr).toMatch(
-      /^warning: all 59 events skipped, each for the reason the first was: event "\w+" of calendar "\w+": no start field was detected; set fields\.event\.start in calfeed\.config\.json \(run calfeed inspect\); skipped$/m,
+      /^warning: all 59 events skipped, each for the reason the first was: event "[^"]+" of calendar "[^"]+": no start field was detected; set fields\.event\.start in calfeed\.config\.json \(run calfeed inspect\); skipped$/m,
     );
     const error = 'no start field detected in any event: map fields.event.start in calfeed.config.json (run calfeed inspect). Nothing was published.';
     expect(r.stderr).toContain(`\nerror: ${error}\n`);
