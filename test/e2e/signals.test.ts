@@ -5,7 +5,7 @@
 // longer fails anything: exit 0, "published": true, and the log says so.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,23 +16,32 @@ import { siteProblem } from '../support/verify-out.js';
 
 let portal: DemoPortal;
 let work: string;
+/** A site and its cache built once, kept aside; each test starts from a copy of it. */
+let template: string;
 
 beforeAll(async () => {
   portal = await startDemoPortal({ now: Date.now(), calendars: 4, eventsPerCalendar: 250 });
   work = await mkdtemp(join(tmpdir(), 'calfeed-signals-'));
-});
+  // Built where the tests build (the record of the last build names --out), so that each
+  // test's build is the incremental one a scheduled rebuild is, without a cold build of its own.
+  const dir = join(work, 'case');
+  await mkdir(dir);
+  const r = await build(dir);
+  expect(r.code, r.stderr).toBe(0);
+  template = join(work, 'template');
+  await cp(dir, template, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+}, 120_000);
 
 afterAll(async () => {
   await portal?.close();
   await rm(work, { recursive: true, force: true });
 });
 
-/** A folder with a site built once into `site`, and its cache. */
-async function builtSite(name: string): Promise<string> {
-  const dir = join(work, name);
-  await mkdir(dir);
-  const r = await build(dir);
-  expect(r.code, r.stderr).toBe(0);
+/** The folder with the site built once in `site` and its cache, as that build left them. */
+async function builtSite(): Promise<string> {
+  const dir = join(work, 'case');
+  await rm(dir, { recursive: true, force: true });
+  await cp(template, dir, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
   return dir;
 }
 
@@ -76,7 +85,7 @@ describe('a signal before the commit point', () => {
     ['SIGTERM', 143],
     ['SIGINT', 130],
   ] as const)('%s while publishing: exit %i, "published": false, --out as it was', async (signal, status) => {
-    const dir = await builtSite(`before-${signal}`);
+    const dir = await builtSite();
     const before = await snapshotTree(join(dir, 'site'));
     portal.changeEvents(10);
 
@@ -90,7 +99,7 @@ describe('a signal before the commit point', () => {
   });
 
   it('a second signal exits at once, with the --json object, and --out as it was', async () => {
-    const dir = await builtSite('twice');
+    const dir = await builtSite();
     const before = await snapshotTree(join(dir, 'site'));
     portal.changeEvents(10);
 
@@ -120,7 +129,7 @@ describe('a signal before the commit point', () => {
 
 describe('after the commit point', () => {
   it('a SIGTERM once the new site is current cancels nothing: exit 0, "published": true, and the log says so', async () => {
-    const dir = await builtSite('after');
+    const dir = await builtSite();
     // Files of the user's in the old output make removing it (after the commit) take a while.
     await mkdir(join(dir, 'site', 'strays'));
     for (let i = 0; i < 20_000; i++) writeFileSync(join(dir, 'site', 'strays', String(i)), '');
@@ -140,7 +149,7 @@ describe('after the commit point', () => {
   });
 
   it('a state file that cannot be saved after the commit is a warning: exit 0, "published": true', async () => {
-    const dir = await builtSite('state');
+    const dir = await builtSite();
     // A folder where the record of the last build goes: reading it is a note, writing it fails.
     await rm(join(dir, 'cache', 'last-build.json'));
     await mkdir(join(dir, 'cache', 'last-build.json'));
