@@ -2,6 +2,8 @@
 // step adds what only history can tell (first seen, sequence, removed events). Renderers never see
 // raw JSON, so a portal's dialect is invisible past src/normalize.
 
+import type { Clock } from './render/clock.js';
+
 /** When an event happens: an instant range, or whole days. */
 export type EventWhen =
   | {
@@ -114,7 +116,7 @@ export function listEvent(e: ListEvent): ListEvent {
   return { calendarId, id, slug, title, when, status, ...(removedAt !== undefined ? { removedAt } : {}), ...(location ? { location: { text: location.text } } : {}) };
 }
 
-/** Options every renderer shares. All pure data: no clock, no disk. */
+/** Options every renderer shares. All pure data (the clock too: it is the instant and what was read of it), no disk. */
 export interface SiteContext {
   /** Absolute public URL of the output folder, always ending with '/'. */
   siteUrl: string;
@@ -124,8 +126,11 @@ export interface SiteContext {
   locale: string;
   /** Default IANA zone (calendars may override). */
   timeZone: string;
-  /** "Now", epoch ms, passed in so renders are reproducible. */
-  now: number;
+  /**
+   * "Now", passed in so renders are reproducible; read only through reached() and holdsUntil()
+   * (src/render/clock.ts), which remember until when each answer holds.
+   */
+  clock: Clock;
   /** Most items in RSS/Atom/JSON Feed. */
   feedLimit: number;
   /** iCalendar keeps events that ended up to this many days ago. */

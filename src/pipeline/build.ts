@@ -25,6 +25,7 @@ import {
   type PublishResult,
   type Staging,
 } from '../publish/index.js';
+import { clockAt } from '../render/clock.js';
 import { createRenderContext, type RenderContext } from '../render/context.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
 import { HistoryTracker, type LiveEvent } from '../state/history.js';
@@ -148,7 +149,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       title: config.title,
       locale: config.locales[0]!,
       timeZone,
-      now,
+      clock: clockAt(now),
       feedLimit: config.feedLimit,
       icalPastDays: config.icalPastDays,
       refreshMinutes: config.refreshMinutes,
@@ -162,7 +163,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const renderer = (pages = createPageRenderer(ctx, html, site, config.templates, saved ? 0 : undefined));
     const eventFiles = new EventFiles(ctx, staging, renderer, html.fingerprint, site, tracker);
 
-    const calendarFiles = new CalendarFiles(staging, rendered.state);
+    const calendarFiles = new CalendarFiles(staging, rendered.state, now);
     const renderedBefore = (calendarId: string, eventId: string): string | undefined => tracker.renderedBefore(calendarId, eventId);
     // Made once the calendar list is known: in a crawl, by the first calendar whose events are all
     // in, which is rendered then, while the crawl of the others goes on (and the network waits).

@@ -1,7 +1,8 @@
 // Calendar-level and site-level files: a calendar's calendar.ics, feeds and pages, and the combined
 // calendar.ics, feeds and index.html. Each group of files rendered together is kept as published,
-// bytes and mtime included, when it was last rendered from the same inputs (src/pipeline/render-keys.ts)
-// and is still published with the bytes recorded then; otherwise it is rendered. The event-level
+// bytes and mtime included, when it was last rendered from the same inputs (src/pipeline/render-keys.ts),
+// what it took from "now" still holds, and it is still published with the bytes recorded then;
+// otherwise it is rendered. The event-level
 // counterpart is src/pipeline/event-files.ts.
 
 import type { Staging } from '../publish/index.js';
@@ -12,31 +13,36 @@ export class CalendarFiles {
   /** Files rendered anew, and files kept. */
   rendered = 0;
   kept = 0;
-  private readonly groups = new Map<string, { input: string; files: readonly string[] }>();
+  private readonly groups = new Map<string, { input: string; until: number; files: readonly string[] }>();
 
   constructor(
     private readonly staging: Staging,
     /** What the last published build recorded (loadRendered). */
     private readonly before: RenderedState,
+    /** This build's "now". */
+    private readonly now: number,
   ) {}
 
   /**
    * Stage one group: keep its published files when the record says they were rendered from `input`
-   * (same fingerprint, same paths) and each is still published with the SHA-256 recorded for it;
-   * else call `render`, which must write every one of `files`. Returns whether they were kept.
+   * (same fingerprint, same paths), what they took from "now" still holds, and each is still
+   * published with the SHA-256 recorded for it; else call `render`, which must write every one of
+   * `files` and return until when what it took from "now" holds. Returns that instant.
    */
-  async write(group: string, input: string, files: readonly string[], render: () => Promise<void>): Promise<boolean> {
+  async write(group: string, input: string, files: readonly string[], render: () => Promise<number>): Promise<number> {
     if (this.groups.has(group)) throw new Error(`internal: file group "${group}" staged twice`);
-    this.groups.set(group, { input, files });
-    const keep = await this.canKeep(this.before.get(group), input, files);
-    if (keep) {
+    const entry = { input, until: Infinity, files };
+    this.groups.set(group, entry);
+    const before = this.before.get(group);
+    if (before && (await this.canKeep(before, input, files))) {
       for (const file of files) await this.staging.keep(file);
       this.kept += files.length;
+      entry.until = before.until ?? Infinity;
     } else {
-      await render();
+      entry.until = await render();
       this.rendered += files.length;
     }
-    return keep;
+    return entry.until;
   }
 
   /**
@@ -46,7 +52,7 @@ export class CalendarFiles {
   state(): RenderedState {
     const staged = this.staging.files();
     const state = new Map<string, RenderedGroup>();
-    for (const [name, { input, files }] of this.groups) {
+    for (const [name, { input, until, files }] of this.groups) {
       const hashes: Record<string, string> = Object.create(null) as Record<string, string>;
       let complete = true;
       for (const file of files) {
@@ -54,13 +60,14 @@ export class CalendarFiles {
         if (sha256 === undefined) complete = false;
         else hashes[file] = sha256;
       }
-      if (complete) state.set(name, { input, files: hashes });
+      if (complete) state.set(name, { input, until: Number.isFinite(until) ? until : null, files: hashes });
     }
     return state;
   }
 
-  private async canKeep(before: RenderedGroup | undefined, input: string, files: readonly string[]): Promise<boolean> {
-    if (before?.input !== input || Object.keys(before.files).length !== files.length) return false;
+  private async canKeep(before: RenderedGroup, input: string, files: readonly string[]): Promise<boolean> {
+    if (before.input !== input || (before.until !== null && this.now >= before.until)) return false;
+    if (Object.keys(before.files).length !== files.length) return false;
     for (const file of files) {
       const sha256 = before.files[file];
       if (sha256 === undefined || !(await this.staging.isPublished(file, sha256))) return false;

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CalfeedError, type ErrorCode } from '../errors.js';
 import { type Calendar, type FeedEvent, listEvent, type SiteContext } from '../model.js';
+import { ownClock } from '../render/clock.js';
 import type { RenderContext } from '../render/context.js';
 import type { HtmlRenderer } from '../render/html/index.js';
 import { veventText } from '../render/ical/index.js';
@@ -30,6 +31,8 @@ export interface CalendarPages {
   index: string;
   past: string;
   widget: string;
+  /** Until when what they took from "now" holds (Infinity: for good). */
+  changesAt: number;
 }
 
 /**
@@ -96,12 +99,14 @@ export function renderEvent(ctx: RenderContext, html: HtmlRenderer, site: SiteCo
 }
 
 /** One calendar's job, done in whichever thread runs it. */
-export function renderCalendar(ctx: RenderContext, html: HtmlRenderer, site: SiteContext, job: CalendarJob): CalendarPages {
+export function renderCalendar(ctx: RenderContext, html: HtmlRenderer, shared: SiteContext, job: CalendarJob): CalendarPages {
+  const site = ownClock(shared);
   const fd = openSync(job.spool, 'r');
   try {
     const listed = readSpans(fd, job.list, listEvent);
     const items = readSpans(fd, job.feed, (event) => event);
-    return { ...renderFeeds(ctx, job.cal, job.calendars, items, job.newest, site), ...html.calendar(ctx, job.cal, listed, site) };
+    const files = { ...renderFeeds(ctx, job.cal, job.calendars, items, job.newest, site), ...html.calendar(ctx, job.cal, listed, site) };
+    return { ...files, changesAt: site.clock.changesAt };
   } finally {
     closeSync(fd);
   }

@@ -2,13 +2,12 @@
 // keep the published files of a calendar whose inputs are all unchanged instead of rendering them
 // again (the feed library alone cost over a second of a no-change rebuild at 10,000 events).
 //
-// A fingerprint must change whenever the rendered bytes could. It hashes every input a renderer
-// reads except "now" and, in place of "now", the decisions renderers take from it: which events are
-// in the iCalendar window, in the feed window, upcoming on the calendar pages, and which day is
-// "today" there (inIcalWindow, inFeedWindow, isUpcoming, pageToday are the only readers of
-// site.now under src/render). So a rebuild an hour later with the same data matches, and one in
-// which an event has ended does not. It may change when the bytes do not (that costs one render);
-// it must never stay the same when they change.
+// A fingerprint must change whenever the rendered bytes could, "now" aside: it hashes every input a
+// renderer reads but the clock. What renderers took from the clock holds until the instant their
+// clock recorded (src/render/clock.ts), which is kept with the fingerprint (calendar-files.ts): so a
+// rebuild an hour later with the same data keeps the files, and one after an event has ended does
+// not. A fingerprint may change when the bytes do not (that costs one render); it must never stay
+// the same when they change.
 //
 // Events are hashed as spooled (their JSON with history fields, then their VEVENT), the bytes every
 // calendar file is rendered from, read back from the spool: cheaper than rendering, and no copy of
@@ -17,13 +16,12 @@
 import { createHash, type Hash } from 'node:crypto';
 import { eventStamp, isCancelled, type Calendar, type FeedEvent, type SiteContext } from '../model.js';
 import type { RenderContext } from '../render/context.js';
-import { isUpcoming, pageSpan, pageToday } from '../render/html/index.js';
-import { inFeedWindow } from '../render/syndication/index.js';
+import { isUpcoming, pageSpan } from '../render/html/index.js';
 import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
 import type { EventRef, RefFacts } from './spool.js';
 
 /** Bump when what a fingerprint covers changes, so fingerprints of an older scheme never match. */
-const SCHEME = 'calfeed render inputs 1';
+const SCHEME = 'calfeed render inputs 2';
 
 /** A calendar.ics entry as the build orders them: a spooled event's VEVENT, or a removed event's `text`. */
 export interface IcsEntryKey {
@@ -53,10 +51,10 @@ export function eventFacts(ctx: RenderContext, cal: Calendar, event: FeedEvent, 
 
 /** Everything each calendar-level and site-level file depends on besides calendars and events. */
 export function renderEnvironment(site: SiteContext, templates: string): string {
-  // Every site setting but "now" (so a setting added to SiteContext is covered without a change
+  // Every site setting but the clock (so a setting added to SiteContext is covered without a change
   // here), the templates, and the runtime's ICU and time-zone data, which date labels and UTC
   // offsets come from: a Node.js upgrade may change them without any calfeed setting changing.
-  const { now: _now, ...settings } = site;
+  const { clock: _clock, ...settings } = site;
   return JSON.stringify([SCHEME, settings, templates, ...dateDataVersions()]);
 }
 
@@ -70,7 +68,6 @@ export function dateDataVersions(): Array<string | null> {
 }
 
 export interface CalendarKeyInput {
-  ctx: RenderContext;
   /** renderEnvironment(). */
   environment: string;
   /** JSON.stringify of the build's calendar list (the renderers are given all of it). */
@@ -82,7 +79,6 @@ export interface CalendarKeyInput {
   ics: readonly IcsEntryKey[];
   /** A ref's spooled bytes (EventSpool.record). */
   record: (ref: EventRef) => Buffer;
-  site: SiteContext;
 }
 
 export interface CalendarKeys {
@@ -94,7 +90,7 @@ export interface CalendarKeys {
 
 /** The fingerprints of one calendar's files. */
 export function calendarKeys(input: CalendarKeyInput): CalendarKeys {
-  const { refs, site } = input;
+  const { refs } = input;
   // Every event, as spooled, and whose it is, so the entries below name records unambiguously.
   const data = createHash('sha256');
   const ids: string[] = [];
@@ -109,23 +105,15 @@ export function calendarKeys(input: CalendarKeyInput): CalendarKeys {
   addEntries(ics, input.ics);
   const icsKey = ics.digest('base64url');
 
-  // Per event, in ref order: in the feed window (the calendar's feeds list its first feedLimit
-  // such events) and upcoming on its pages (index and widget, else past). ref.end is the end
-  // selectFeedEvents computes (in the zone of the event's calendar, whose id is unique), as the
-  // combined feeds' selection from refs already relies on.
-  let flags = '';
-  for (const ref of refs) {
-    flags += String.fromCharCode(48 + (inFeedWindow(ref.end, site) ? 1 : 0) + (isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.now) ? 2 : 0));
-  }
   const files = createHash('sha256');
-  for (const part of [SCHEME, 'calendar', input.environment, input.calendars, JSON.stringify(input.cal), events, icsKey, pageToday(input.ctx, input.cal, site), flags]) field(files, part);
+  for (const part of [SCHEME, 'calendar', input.environment, input.calendars, JSON.stringify(input.cal), events, icsKey]) field(files, part);
   return { files: files.digest('base64url'), ics: icsKey };
 }
 
 /** index.html's upcoming count of a calendar (upcomingCount of its events), from its refs. */
 export function upcomingOfRefs(refs: readonly EventRef[], site: SiteContext): number {
   let count = 0;
-  for (const ref of refs) if (!ref.cancelled && isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.now)) count++;
+  for (const ref of refs) if (!ref.cancelled && isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.clock)) count++;
   return count;
 }
 

@@ -12,9 +12,10 @@ import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { paths, type CalendarFile, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
-import { pageTodayChangesAt, upcomingChangesAt, type HtmlRenderer } from '../render/html/index.js';
-import { ICS_FOOTER, icalWindowChangesAt, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
-import { feedWindowChangesAt, inFeedWindow, renderFeeds } from '../render/syndication/index.js';
+import { ownClock } from '../render/clock.js';
+import type { HtmlRenderer } from '../render/html/index.js';
+import { ICS_FOOTER, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
+import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
 import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
@@ -57,7 +58,7 @@ export interface RenderedSite {
   /** Events per calendar id. */
   counts: Map<string, number>;
   /**
-   * The first instant after site.now at which one of the decisions taken from "now" (iCalendar and
+   * The first instant after "now" at which one of the decisions taken from it (iCalendar and
    * feed windows, upcoming or past, a page's today) may turn out otherwise: until then, the same
    * events render to the same bytes. Infinity when none ever can.
    */
@@ -72,7 +73,7 @@ export interface RenderedSite {
  */
 export class SiteRenderer {
   private readonly counts = new Map<string, number>();
-  // Every predicate on "now" below has a ...ChangesAt twin; this is the earliest of their answers.
+  // The earliest instant at which something a group of files took from "now" may turn out otherwise.
   private stableUntil = Infinity;
   private readonly upcoming = new Map<string, number>();
   private readonly environment: string;
@@ -99,22 +100,17 @@ export class SiteRenderer {
   /** Render one calendar's files from its live events (any order) and its removed ones. */
   async calendar(cal: Calendar, events: Iterable<EventRef>, gone: readonly FeedEvent[]): Promise<void> {
     if (this.done.has(cal.id)) throw new Error(`internal: calendar "${cal.id}" rendered twice`);
-    const { ctx, spool, site, pages, calendars, calendarFiles } = this.input;
+    const { ctx, spool, pages, calendars, calendarFiles } = this.input;
     const staging = this.staging;
-    const until = this.until;
+    // What this calendar's files take from "now", the choices of events below included.
+    const site = ownClock(this.input.site);
     const refs = [...events].sort(compareRefs);
     this.counts.set(cal.id, refs.length);
     this.upcoming.set(cal.id, upcomingOfRefs(refs, site));
-    until(pageTodayChangesAt(ctx, cal, site));
-    for (const ref of refs) {
-      until(feedWindowChangesAt(ref.end, site));
-      until(icalWindowChangesAt(ref.end, site));
-      until(upcomingChangesAt({ start: ref.pageStart, end: ref.pageEnd }, site.now));
-    }
 
-    const ics = icsEntries(ctx, refs, gone, cal.timeZone, site, until);
+    const ics = icsEntries(ctx, refs, gone, cal.timeZone, site);
     const record = (ref: EventRef): Buffer => spool.record(ref);
-    const keys = calendarKeys({ ctx, environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record, site });
+    const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record });
     let newest = 0;
     for (const r of refs) newest = Math.max(newest, r.stamp);
     this.newest = Math.max(this.newest, newest);
@@ -127,7 +123,7 @@ export class SiteRenderer {
     // Recorded before the first await, so a second call for this calendar fails at once.
     this.done.set(cal.id, { icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
-    await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
+    const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics.
       const rendering = pages.calendar({ cal, calendars, spool: spool.readableFile(), list: spans(refs), feed: spans(candidates), newest });
       try {
@@ -142,7 +138,9 @@ export class SiteRenderer {
       await staging.write(paths.calendar(cal.slug, 'index.html'), files.index);
       await staging.write(paths.calendar(cal.slug, 'past.html'), files.past);
       await staging.write(paths.calendar(cal.slug, 'widget.html'), files.widget);
+      return Math.min(files.changesAt, site.clock.changesAt);
     });
+    this.until(Math.min(until, site.clock.changesAt));
     // Removed events keep their page and .ics (both cancelled) while they stay in calendar.ics:
     // RSS items and "add to calendar" files that link to them must not hit a 404.
     for (const event of gone) await this.input.eventFiles.write(cal, event, this.input.renderedBefore(event.calendarId, event.id));
@@ -154,13 +152,16 @@ export class SiteRenderer {
    * (their files stay, every event cancelled), then the combined files and the index.
    */
   async finish(events: ReadonlyMap<string, Iterable<EventRef>>, removed: readonly FeedEvent[], removedCalendars: readonly Calendar[]): Promise<RenderedSite> {
-    const { ctx, calendars, spool, site, html, calendarFiles } = this.input;
+    const { ctx, calendars, spool, html, calendarFiles } = this.input;
     const staging = this.staging;
+    const until = this.until;
     const removedByCalendar = groupBy(removed, (e) => e.calendarId);
     for (const cal of [...calendars, ...removedCalendars]) {
       if (!this.done.has(cal.id)) await this.calendar(cal, events.get(cal.id) ?? [], removedByCalendar.get(cal.id) ?? []);
     }
 
+    // What the combined calendar.ics takes from "now" (each calendar's share is in its fingerprint).
+    const site = ownClock(this.input.site);
     const allIcs: IcsEntry[] = [];
     const calendarIcs: string[] = [];
     for (const cal of [...calendars, ...removedCalendars]) {
@@ -174,27 +175,41 @@ export class SiteRenderer {
     const rendered = new Set([...calendars, ...removedCalendars].map((c) => c.id));
     const unlisted: IcsEntry[] = [];
     for (const [calendarId, gone] of removedByCalendar) {
-      if (!rendered.has(calendarId)) unlisted.push(...icsEntries(ctx, [], gone, site.timeZone, site, this.until));
+      if (!rendered.has(calendarId)) unlisted.push(...icsEntries(ctx, [], gone, site.timeZone, site));
     }
     allIcs.push(...unlisted);
     allIcs.sort(compareEntries);
     const { environment, calendarsJson } = this;
-    await calendarFiles.write('combined calendar.ics', combinedIcsKey(environment, calendarsJson, calendarIcs, unlisted.sort(compareEntries)), [paths.site('calendar.ics')], () =>
-      staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(ctx, null, calendars, site), allIcs, spool)),
+    const icsKey = combinedIcsKey(environment, calendarsJson, calendarIcs, unlisted.sort(compareEntries));
+    until(
+      await calendarFiles.write('combined calendar.ics', icsKey, [paths.site('calendar.ics')], async () => {
+        await staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(ctx, null, calendars, site), allIcs, spool));
+        return site.clock.changesAt;
+      }),
     );
+    until(site.clock.changesAt);
     const selected = this.feedCandidates;
     const newest = this.newest;
     const feedFiles = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
     const record = (ref: EventRef): Buffer => spool.record(ref);
-    await calendarFiles.write('combined feeds', combinedFeedsKey(environment, calendarsJson, selected, newest, record), feedFiles, async () => {
-      const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, site);
-      await staging.write(paths.site('rss.xml'), feeds.rss);
-      await staging.write(paths.site('atom.xml'), feeds.atom);
-      await staging.write(paths.site('feed.json'), feeds.json);
-    });
+    const feedsKey = combinedFeedsKey(environment, calendarsJson, selected, newest, record);
+    until(
+      await calendarFiles.write('combined feeds', feedsKey, feedFiles, async () => {
+        const feedSite = ownClock(site);
+        const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, feedSite);
+        await staging.write(paths.site('rss.xml'), feeds.rss);
+        await staging.write(paths.site('atom.xml'), feeds.atom);
+        await staging.write(paths.site('feed.json'), feeds.json);
+        return feedSite.clock.changesAt;
+      }),
+    );
     const upcomingCounts = calendars.map((c) => this.upcoming.get(c.id) ?? 0);
-    await calendarFiles.write('index', indexKey(environment, calendarsJson, upcomingCounts), [paths.site('index.html')], () =>
-      staging.write(paths.site('index.html'), html.index(ctx, calendars, this.upcoming, site)),
+    until(
+      await calendarFiles.write('index', indexKey(environment, calendarsJson, upcomingCounts), [paths.site('index.html')], async () => {
+        const indexSite = ownClock(site);
+        await staging.write(paths.site('index.html'), html.index(ctx, calendars, this.upcoming, indexSite));
+        return indexSite.clock.changesAt;
+      }),
     );
     for (const [name, content] of Object.entries(html.assets())) await staging.write(paths.site(name as SiteFile), content);
     return { counts: this.counts, stableUntil: this.stableUntil };
@@ -202,11 +217,10 @@ export class SiteRenderer {
 }
 
 /** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */
-function icsEntries(ctx: RenderContext, refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext, until: (t: number) => void): IcsEntry[] {
+function icsEntries(ctx: RenderContext, refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext): IcsEntry[] {
   const entries = liveEntries(refs, site);
   for (const event of removed) {
     const end = eventEndMs(ctx, event, zone);
-    until(icalWindowChangesAt(end, site));
     if (!inIcalWindow(end, site)) continue;
     entries.push({ start: eventStartMs(ctx, event, zone), calendarId: event.calendarId, id: event.id, text: veventText(ctx, event, site) });
   }

@@ -1,7 +1,7 @@
 // rendered.json in the cache folder: for each group of files rendered together (a calendar's own
-// files, the combined feeds, ...), the fingerprint of what they were rendered from and the SHA-256
-// of each file as published. A rebuild keeps a group's published files only when both still match
-// (see src/pipeline/calendar-files.ts), so this file can only ever save work: a missing, corrupt or
+// files, the combined feeds, ...), the fingerprint of what they were rendered from, until when what
+// they took from "now" holds, and the SHA-256 of each file as published. A rebuild keeps a group's
+// published files only when all still match (see src/pipeline/calendar-files.ts), so this file can only ever save work: a missing, corrupt or
 // stale one (say, a build killed between publishing and saving it) means those files are rendered.
 
 import { readFile } from 'node:fs/promises';
@@ -9,11 +9,13 @@ import { join } from 'node:path';
 import { entryLines, writePiecesAtomic } from '../write-lines.js';
 
 const RENDERED_FILE = 'rendered.json';
-const RENDERED_VERSION = 1;
+const RENDERED_VERSION = 2;
 
 export interface RenderedGroup {
   /** Fingerprint of the inputs the files were rendered from. */
   input: string;
+  /** Until when what they took from "now" holds (epoch ms; null: for good). */
+  until: number | null;
   /** Output path -> SHA-256 (hex) of the file as staged. */
   files: Readonly<Record<string, string>>;
 }
@@ -58,13 +60,14 @@ export function parseRendered(doc: unknown): RenderedState | undefined {
   const state = new Map<string, RenderedGroup>();
   for (const [name, group] of Object.entries(doc.groups)) {
     if (!isRecord(group) || typeof group.input !== 'string' || !isRecord(group.files)) return undefined;
+    if (group.until !== null && !Number.isFinite(group.until)) return undefined;
     // No prototype: a hand-edited path such as "__proto__" must stay an ordinary key.
     const files = Object.create(null) as Record<string, string>;
     for (const [path, sha256] of Object.entries(group.files)) {
       if (typeof sha256 !== 'string' || !SHA256_HEX.test(sha256)) return undefined;
       files[path] = sha256;
     }
-    state.set(name, { input: group.input, files });
+    state.set(name, { input: group.input, until: group.until as number | null, files });
   }
   return state;
 }

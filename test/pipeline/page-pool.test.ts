@@ -9,6 +9,7 @@ import type * as PoolModule from '../../src/pipeline/page-pool.js';
 import type { CalendarJob } from '../../src/pipeline/page-pool.js';
 import type * as SpoolModule from '../../src/pipeline/spool.js';
 import type { Calendar, FeedEvent, SiteContext } from '../../src/model.js';
+import type * as ClockModule from '../../src/render/clock.js';
 import type * as ContextModule from '../../src/render/context.js';
 import type * as HtmlModule from '../../src/render/html/index.js';
 import type * as IcalModule from '../../src/render/ical/index.js';
@@ -18,6 +19,7 @@ import { sampleCalendar, sampleEvent, sampleSite } from '../fixtures/sample.js';
 const dist = (p: string): string => new URL(`../../dist/${p}`, import.meta.url).href;
 const { createPageRenderer, renderCalendar } = (await import(dist('pipeline/page-pool.js'))) as typeof PoolModule;
 const { createRenderContext } = (await import(dist('render/context.js'))) as typeof ContextModule;
+const { ownClock } = (await import(dist('render/clock.js'))) as typeof ClockModule;
 const { loadHtmlRenderer } = (await import(dist('render/html/index.js'))) as typeof HtmlModule;
 const { veventText } = (await import(dist('render/ical/index.js'))) as typeof IcalModule;
 const { renderSyndication, selectFeedEvents, newestStamp } = (await import(dist('render/syndication/index.js'))) as typeof SyndicationModule;
@@ -73,7 +75,12 @@ describe('page renderer worker pool (compiled)', () => {
       const job = spooledJob(dir, cal, events, site);
       // From whole events in this thread, as the renderers take them: the same bytes as from the
       // spool, where only the feeds' items are read whole and the list pages get ListEvents.
-      const expected = { ...renderSyndication(ctx, cal, [cal], events, site), ...html.calendar(ctx, cal, events, site) };
+      // Until when they hold is what the renderers' clock recorded (the sample's next start or end,
+      // or midnight in Vilnius), whichever thread renders them.
+      const own = ownClock(site);
+      const expected = { ...renderSyndication(ctx, cal, [cal], events, own), ...html.calendar(ctx, cal, events, own), changesAt: own.clock.changesAt };
+      expect(expected.changesAt).toBeGreaterThan(site.clock.now);
+      expect(expected.changesAt).toBeLessThanOrEqual(Date.UTC(2026, 2, 20, 22, 0));
       expect(renderCalendar(ctx, html, site, job)).toEqual(expected);
       expect(expected.rss).toContain('Talk 29');
       expect(expected.index).toContain('Talk 29');

@@ -17,6 +17,7 @@ import { formatWhenLong } from '../../src/render/syndication/when.js';
 import { htmlToText, stripControl } from '../../src/render/text.js';
 import { referenceEscapeText, referenceHtmlToText, referenceUtcDateTime } from './reference.js';
 import { htmlSoup, seeded, textSoup } from './soup.js';
+import { clockAt } from '../../src/render/clock.js';
 import { createRenderContext } from '../../src/render/context.js';
 
 const ctx = createRenderContext();
@@ -228,7 +229,7 @@ describe('text conversions', () => {
 
 describe('event page views', () => {
   it('share what depends on the calendar and site only while those stay the same', async () => {
-    const site = { siteUrl: 'https://a.example/', title: 'A', locale: 'en', timeZone: 'Europe/Vilnius', now: 0, feedLimit: 10, icalPastDays: 90, refreshMinutes: 180, version: '1' };
+    const site = { siteUrl: 'https://a.example/', title: 'A', locale: 'en', timeZone: 'Europe/Vilnius', clock: clockAt(0), feedLimit: 10, icalPastDays: 90, refreshMinutes: 180, version: '1' };
     const cal = { id: 'c1', slug: 'c1', title: 'Cal', timeZone: 'Europe/Vilnius', url: 'https://portal.example/c1' };
     const event = {
       calendarId: 'c1', calendarSlug: 'c1', id: 'e1', slug: 'e1', title: 'Talk', status: 'confirmed' as const, categories: [],
@@ -254,7 +255,7 @@ describe('event page views', () => {
     // Calendar pages link their events as relHref would, whatever the slugs.
     for (const slug of ['c1', 'a/b', 'x/', '..', 'a/../b', '']) {
       const c = { ...cal, slug };
-      const events = ['e1', 'a/b', '..', '_x.y-z'].map((s, i) => ({ ...event, id: `e${i}`, slug: s, title: s, when: { ...event.when, start: site.now + (i + 1) * HOUR, end: site.now + (i + 2) * HOUR } }));
+      const events = ['e1', 'a/b', '..', '_x.y-z'].map((s, i) => ({ ...event, id: `e${i}`, slug: s, title: s, when: { ...event.when, start: site.clock.now + (i + 1) * HOUR, end: site.clock.now + (i + 2) * HOUR } }));
       const views = calendarViews(ctx, c, events, site);
       const listed = views.index.days.flatMap((d) => d.events);
       expect(listed.length + views.widget.events.length).toBe(2 * events.length);

@@ -1,14 +1,15 @@
-// Each decision a renderer takes from "now" has a ...ChangesAt twin saying when it next turns out
-// otherwise; a rebuild relies on it to know that nothing it would render has changed. Checked
-// against the predicates themselves on random input: the same answer everywhere from "now" until
-// that instant, and another answer at it.
+// Each decision a renderer takes from "now" goes through the site's clock, which remembers when it
+// next turns out otherwise; a rebuild relies on it to know that nothing it would render has
+// changed. Checked against the predicates themselves on random input: the same answer everywhere
+// from "now" until that instant, and another answer at it.
 
 import { describe, expect, it } from 'vitest';
 import type { Calendar, SiteContext } from '../../src/model.js';
 import { dayKeyOf, nextDayKeyAt } from '../../src/render/html/format.js';
-import { isUpcoming, pageToday, pageTodayChangesAt, upcomingChangesAt } from '../../src/render/html/index.js';
-import { icalWindowChangesAt, inIcalWindow } from '../../src/render/ical/index.js';
-import { feedWindowChangesAt, inFeedWindow } from '../../src/render/syndication/index.js';
+import { clockAt, type Clock } from '../../src/render/clock.js';
+import { isUpcoming, pageToday } from '../../src/render/html/index.js';
+import { inIcalWindow } from '../../src/render/ical/index.js';
+import { inFeedWindow } from '../../src/render/syndication/index.js';
 import { seeded } from './soup.js';
 import { createRenderContext } from '../../src/render/context.js';
 
@@ -18,7 +19,19 @@ const DAY = 86_400_000;
 const BASE = Date.UTC(2026, 2, 29, 0, 30); // a DST weekend in Europe
 
 function site(now: number, icalPastDays = 7): SiteContext {
-  return { siteUrl: 'https://e.example/', title: 'T', locale: 'en', timeZone: 'Europe/Vilnius', now, feedLimit: 10, icalPastDays, refreshMinutes: 60, version: 'test' };
+  return { siteUrl: 'https://e.example/', title: 'T', locale: 'en', timeZone: 'Europe/Vilnius', clock: clockAt(now), feedLimit: 10, icalPastDays, refreshMinutes: 60, version: 'test' };
+}
+
+/** Until when the answer `decide` takes from a clock at `now` holds, as that clock recorded it. */
+function changesAt(now: number, decide: (clock: Clock) => unknown): number {
+  const clock = clockAt(now);
+  decide(clock);
+  return clock.changesAt;
+}
+
+/** The same for a decision taken from the site settings at `now`. */
+function siteChangesAt(now: number, decide: (site: SiteContext) => unknown, icalPastDays?: number): number {
+  return changesAt(now, (clock) => decide({ ...site(now, icalPastDays), clock }));
 }
 
 /**
@@ -50,7 +63,7 @@ describe('when the decisions taken from "now" change', () => {
     for (let i = 0; i < 500; i++) {
       const now = BASE + Math.floor(random() * 30 * DAY);
       const end = near(now, random);
-      holdsUntil((t) => inFeedWindow(end, site(t)), now, feedWindowChangesAt(end, site(now)), random);
+      holdsUntil((t) => inFeedWindow(end, site(t)), now, siteChangesAt(now, (s) => inFeedWindow(end, s)), random);
     }
   });
 
@@ -59,7 +72,7 @@ describe('when the decisions taken from "now" change', () => {
       const now = BASE + Math.floor(random() * 30 * DAY);
       const pastDays = Math.floor(random() * 10);
       const end = near(now - pastDays * DAY, random);
-      holdsUntil((t) => inIcalWindow(end, site(t, pastDays)), now, icalWindowChangesAt(end, site(now, pastDays)), random);
+      holdsUntil((t) => inIcalWindow(end, site(t, pastDays)), now, siteChangesAt(now, (s) => inIcalWindow(end, s), pastDays), random);
     }
   });
 
@@ -71,7 +84,7 @@ describe('when the decisions taken from "now" change', () => {
       const r = random();
       const end = r < 0.1 ? start : r < 0.15 ? start - Math.floor(random() * DAY) : start + Math.floor(random() * 3 * DAY);
       const span = { start, end };
-      holdsUntil((t) => isUpcoming(span, t), now, upcomingChangesAt(span, now), random);
+      holdsUntil((t) => isUpcoming(span, clockAt(t)), now, changesAt(now, (clock) => isUpcoming(span, clock)), random);
     }
   });
 
@@ -82,7 +95,7 @@ describe('when the decisions taken from "now" change', () => {
       // Across ten years, so DST transitions of every kind are among the instants.
       const now = Date.UTC(2020, 0, 1) + Math.floor(random() * 3650 * DAY);
       const cal: Calendar = { id: 'c', slug: 'c', title: 'C', timeZone: zone };
-      const at = pageTodayChangesAt(ctx, cal, site(now));
+      const at = siteChangesAt(now, (s) => pageToday(ctx, cal, s));
       holdsUntil((t) => pageToday(ctx, cal, site(t)), now, at, random);
       expect(at - now).toBeLessThanOrEqual(2 * DAY);
     }

@@ -17,9 +17,9 @@ describe('record of rendered calendar files', () => {
 
   it('writes one group a line and reads it back as it was', async () => {
     const state = new Map<string, RenderedGroup>([
-      ['calendar science', { input: 'k1', files: { 'calendars/science/rss.xml': HASH, 'calendars/science/index.html': 'cd'.repeat(32) } }],
+      ['calendar science', { input: 'k1', until: Date.UTC(2026, 10, 26, 22), files: { 'calendars/science/rss.xml': HASH, 'calendars/science/index.html': 'cd'.repeat(32) } }],
       // Ids are the portal's: any text, quotes and line separators included.
-      ['calendar "x"\u2028', { input: 'k2', files: {} }],
+      ['calendar "x"\u2028', { input: 'k2', until: null, files: {} }],
     ]);
     await saveRendered(dir, state);
     const text = await readFile(path.join(dir, 'rendered.json'), 'utf8');
@@ -33,12 +33,14 @@ describe('record of rendered calendar files', () => {
     const file = path.join(dir, 'rendered.json');
     expect(await loadRendered(dir)).toEqual({ state: new Map(), note: expect.stringMatching(/no record/), missing: true });
     const bad = [
-      '{"version":1,"groups":{\n"index":{"input":"k","files":{}}',
-      '{"version":2,"groups":{}}',
-      '{"version":1,"groups":[]}',
-      `{"version":1,"groups":{"index":{"input":7,"files":{}}}}`,
-      `{"version":1,"groups":{"index":{"input":"k","files":{"index.html":"${HASH.toUpperCase()}"}}}}`,
-      `{"version":1,"groups":{"index":{"input":"k","files":["index.html"]}}}`,
+      '{"version":2,"groups":{\n"index":{"input":"k","until":null,"files":{}}',
+      '{"version":1,"groups":{}}',
+      '{"version":2,"groups":[]}',
+      `{"version":2,"groups":{"index":{"input":7,"until":null,"files":{}}}}`,
+      `{"version":2,"groups":{"index":{"input":"k","files":{}}}}`,
+      `{"version":2,"groups":{"index":{"input":"k","until":"soon","files":{}}}}`,
+      `{"version":2,"groups":{"index":{"input":"k","until":null,"files":{"index.html":"${HASH.toUpperCase()}"}}}}`,
+      `{"version":2,"groups":{"index":{"input":"k","until":null,"files":["index.html"]}}}`,
     ];
     for (const text of bad) {
       await writeFile(file, text);

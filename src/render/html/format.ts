@@ -4,6 +4,7 @@
 
 import { DateTime } from 'luxon';
 import type { EventWhen, FeedEvent } from '../../model.js';
+import { reached, type Clock } from '../clock.js';
 import { remember, type RenderContext } from '../context.js';
 import { wallRangeFormatter } from '../range.js';
 import { isUniversalZone, isZone, wallMs } from '../zone.js';
@@ -107,11 +108,11 @@ export function eventSpan(ctx: RenderContext, when: EventWhen, zone: string): { 
  * Events split at "now" and ordered by start (all-day events before timed ones that start at the
  * same midnight; ties by title, then id, so the order never depends on the input's).
  */
-export function splitByNow<E extends Pick<FeedEvent, 'when' | 'title' | 'id'>>(ctx: RenderContext, events: readonly E[], zone: string, now: number): { upcoming: E[]; past: E[] } {
+export function splitByNow<E extends Pick<FeedEvent, 'when' | 'title' | 'id'>>(ctx: RenderContext, events: readonly E[], zone: string, clock: Clock): { upcoming: E[]; past: E[] } {
   // Spans are computed once per event: zone arithmetic is the costly part on a big calendar.
   const keyed = events.map((e) => {
     const span = eventSpan(ctx, e.when, zone);
-    return { e, key: span.start - (e.when.kind === 'allDay' ? 0.5 : 0), upcoming: isUpcoming(span, now) };
+    return { e, key: span.start - (e.when.kind === 'allDay' ? 0.5 : 0), upcoming: isUpcoming(span, clock) };
   });
   keyed.sort((a, b) => a.key - b.key || (a.e.title < b.e.title ? -1 : a.e.title > b.e.title ? 1 : 0) || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0));
   return {
@@ -121,19 +122,13 @@ export function splitByNow<E extends Pick<FeedEvent, 'when' | 'title' | 'id'>>(c
 }
 
 /**
- * Whether a calendar page lists an event with this span (eventSpan) among upcoming events at `now`,
+ * Whether a calendar page lists an event with this span (eventSpan) among upcoming events now,
  * rather than among past ones: it has not ended, or (no end) not started. The build reads it too,
- * from spooled spans, to know which events cross "now" between two builds.
+ * from spooled spans, for index.html's counts.
  */
-export function isUpcoming(span: { start: number; end: number }, now: number): boolean {
-  return span.end > now || span.start >= now;
-}
-
-/** The first instant from `now` on at which isUpcoming(span) turns out otherwise (Infinity: never). */
-export function upcomingChangesAt(span: { start: number; end: number }, now: number): number {
-  if (!Number.isFinite(span.start) || !Number.isFinite(span.end)) return now;
-  // Upcoming until both "not ended" and "not started yet" are false.
-  return isUpcoming(span, now) ? Math.max(span.end, span.start + 1) : Infinity;
+export function isUpcoming(span: { start: number; end: number }, clock: Clock): boolean {
+  // Upcoming while now < end or now <= start: until both are false.
+  return !reached(clock, Math.max(span.end, span.start + 1));
 }
 
 /**

@@ -10,8 +10,8 @@ import type { RenderContext } from '../context.js';
 import { loadTemplates } from './templates.js';
 import { calendarViews, eventView, indexView } from './view.js';
 
-export { pageSpan, pageToday, pageTodayChangesAt, upcomingCount, upcomingCounts } from './view.js';
-export { isUpcoming, upcomingChangesAt } from './format.js';
+export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
+export { isUpcoming } from './format.js';
 
 export interface HtmlRenderer {
   /** index.html: every calendar with its upcoming-events count (see upcomingCount) and subscribe links. */

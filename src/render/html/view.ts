@@ -5,6 +5,7 @@
 import type { Calendar, CalendarEvent, FeedEvent, ListEvent, SiteContext, SiteModel } from '../../model.js';
 import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
+import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { sanitizeHtml } from '../sanitize.js';
 import { collapseWhitespace, htmlToText } from '../text.js';
@@ -83,23 +84,20 @@ function zoneOf(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
   return safeZone(ctx, cal.timeZone, safeZone(ctx, site.timeZone));
 }
 
-/** The instants a calendar's pages split an event at "now" by: upcoming while isUpcoming(span, site.now). */
+/** The instants a calendar's pages split an event at "now" by: upcoming while isUpcoming(span). */
 export function pageSpan(ctx: RenderContext, cal: Calendar, e: CalendarEvent, site: SiteContext): { start: number; end: number } {
   return eventSpan(ctx, e.when, zoneOf(ctx, cal, site));
 }
 
 /**
- * "Today" on a calendar's index page at site.now, in its zone: upcoming events that started on an
+ * "Today" on a calendar's index page now, in its zone: upcoming events that started on an
  * earlier day (in progress) are listed under it and marked ongoing. The only other thing besides
- * the upcoming/past split (pageSpan) that calendar pages take from "now".
+ * the upcoming/past split (pageSpan) that calendar pages take from "now"; it holds until midnight.
  */
 export function pageToday(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
-  return dayKeyOf(ctx, site.now, zoneOf(ctx, cal, site));
-}
-
-/** The first instant after site.now at which pageToday(cal) is another day. */
-export function pageTodayChangesAt(ctx: RenderContext, cal: Calendar, site: SiteContext): number {
-  return nextDayKeyAt(ctx, site.now, zoneOf(ctx, cal, site));
+  const zone = zoneOf(ctx, cal, site);
+  holdsUntil(site.clock, nextDayKeyAt(ctx, site.clock.now, zone));
+  return dayKeyOf(ctx, site.clock.now, zone);
 }
 
 function item(c: Scope, cal: Calendar, e: ListEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
@@ -152,7 +150,7 @@ function groupByDay(c: Scope, cal: Calendar, events: readonly ListEvent[], zone:
 
 /** A calendar's events split at "now": upcoming by start, past newest first. */
 export function splitEvents<E extends ListEvent>(ctx: RenderContext, cal: Calendar, events: readonly E[], site: SiteContext): { upcoming: E[]; past: E[] } {
-  return splitByNow(ctx, events, zoneOf(ctx, cal, site), site.now);
+  return splitByNow(ctx, events, zoneOf(ctx, cal, site), site.clock);
 }
 
 function description(ctx: RenderContext, html: string | undefined, baseUrl: string | undefined): string | null {

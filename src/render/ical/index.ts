@@ -3,6 +3,7 @@
 
 import type { Calendar, FeedEvent, SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
+import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
 import { eventEndMs, sortByStart, zoneLookup } from '../syndication/when.js';
@@ -44,19 +45,10 @@ function headerLines(header: CalendarHeader, site: SiteContext): string[] {
   return lines;
 }
 
-/** Whether an event ending at endMs (exclusive, epoch ms) is still in the iCalendar window at site.now. */
+/** Whether an event ending at endMs (exclusive, epoch ms) is still in the iCalendar window now. */
 export function inIcalWindow(endMs: number, site: SiteContext): boolean {
   // Past events stay a while so "what was that talk last week" still works in calendar apps.
-  return endMs >= site.now - site.icalPastDays * DAY_MS;
-}
-
-/**
- * The first instant from site.now on at which inIcalWindow(endMs) turns out otherwise (Infinity:
- * never, as "now" only moves forward): a rebuild before it takes the same window decision.
- */
-export function icalWindowChangesAt(endMs: number, site: SiteContext): number {
-  if (!Number.isFinite(endMs)) return site.now;
-  return inIcalWindow(endMs, site) ? endMs + site.icalPastDays * DAY_MS + 1 : Infinity;
+  return !reached(site.clock, endMs + site.icalPastDays * DAY_MS + 1);
 }
 
 /** Events in the iCalendar window, in a stable order. */

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { Feed, type Item } from 'feed';
 import { eventPublished, eventStamp, type Calendar, type FeedEvent, type SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
+import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
@@ -42,15 +43,9 @@ export function selectFeedEvents(ctx: RenderContext, events: FeedEvent[], calend
   return sortByStart(ctx, upcoming, zone).slice(0, Math.max(0, site.feedLimit));
 }
 
-/** Whether an event ending at endMs (exclusive, epoch ms) can be a feed item at site.now. */
+/** Whether an event ending at endMs (exclusive, epoch ms) can be a feed item now: it has not ended. */
 export function inFeedWindow(endMs: number, site: SiteContext): boolean {
-  return endMs > site.now;
-}
-
-/** The first instant from site.now on at which inFeedWindow(endMs) turns out otherwise (Infinity: never). */
-export function feedWindowChangesAt(endMs: number, site: SiteContext): number {
-  if (!Number.isFinite(endMs)) return site.now;
-  return inFeedWindow(endMs, site) ? endMs : Infinity;
+  return !reached(site.clock, endMs);
 }
 
 /** Newest eventStamp of some events (the epoch for none): a feed's date when it has no items. */

@@ -3,6 +3,7 @@ import { dayKeyOf, eventSpan, formatListTime, safeLocale, safeZone, splitByNow }
 import { escapeJsonForScript } from '../../../src/render/html/jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, subscribeLinks } from '../../../src/render/html/links.js';
 import { sampleEvent } from '../../fixtures/sample.js';
+import { clockAt } from '../../../src/render/clock.js';
 import { createRenderContext } from '../../../src/render/context.js';
 
 const ctx = createRenderContext();
@@ -70,7 +71,7 @@ describe('time helpers', () => {
       sampleEvent({ id: 'c', title: 'Started', when: at(-1) }),
       sampleEvent({ id: 'd', title: 'Running', when: { kind: 'timed', start: now - 3_600_000, end: now + 3_600_000 } }),
     ];
-    const { upcoming, past } = splitByNow(ctx, events, 'UTC', now);
+    const { upcoming, past } = splitByNow(ctx, events, 'UTC', clockAt(now));
     expect(upcoming.map((e) => e.id)).toEqual(['d', 'a', 'b']);
     expect(past.map((e) => e.id)).toEqual(['c']);
   });
