@@ -4,7 +4,7 @@
 //
 //   npm run bench                       # 20 x 500 events, 20 ms latency, concurrency 8
 //   npm run bench -- --calendars 20 --events 500 --latency 20 --concurrency 8 \
-//                    --scenarios full,nochange,changed,nolatency,large
+//                    --scenarios full,nochange,changed,nolatency,large --runs 3
 //
 // Scenarios: full (cold build with --latency), nochange (rebuild, same data; then as once time has
 // passed an event's start or end; then without the record of the last build), changed (rebuild
@@ -12,23 +12,31 @@
 // no injected latency: events/s), large (cold build of 100 x 1000 events, no latency: peak RSS),
 // onecal (cold build of one calendar of 100,000 events, no latency: peak RSS).
 // A bare client (undici in a child process, fetching only) and curl --parallel over the same URLs
-// are references for the network floor; without latency, the bare client is the ceiling. Figures
-// are printed as a table and written as JSON to a temp folder. Nothing here is a test: timings are
-// reported, never asserted.
+// are references for the network floor; without latency, the bare client is the ceiling. The
+// reference build (reference-build.mjs: the same files with the same libraries, and nothing else)
+// is the reference for what the build itself costs. With --runs N, each cold build of full and
+// nolatency runs N times in turn with the reference build and the bare client (A, B, C, A, B, C...),
+// and rows give medians with their min–max; calfeed's ratios to the references are taken pair by
+// pair. Every row records the load average and the measured process's own CPU time, so calm runs
+// can be told from busy ones. Figures are printed as tables and written as JSON to a temp folder.
+// Nothing here is a test: timings are reported, never asserted.
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { findList, rawId } from '../../src/normalize/index.js';
+import { ratio, ratioTable, round2, round3, summarize, table, type Ratio, type Row } from './report.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const RUSAGE_PRELOAD = fileURLToPath(new URL('./rusage-preload.mjs', import.meta.url));
 const BARE_CLIENT = fileURLToPath(new URL('./bare-client.mjs', import.meta.url));
+const REFERENCE_BUILD = fileURLToPath(new URL('./reference-build.mjs', import.meta.url));
+const SITE_URL = 'https://events.example.edu/';
 const TIME = '/usr/bin/time';
 const SCENARIOS = ['full', 'nochange', 'changed', 'nolatency', 'large', 'onecal'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -44,38 +52,10 @@ interface Settings {
   concurrency: number;
   scenarios: Scenario[];
   curl: boolean;
+  reference: boolean;
+  /** Cold builds per scenario, each in turn with the references. */
+  runs: number;
   keep: boolean;
-}
-
-interface Row {
-  scenario: string;
-  calendars: number;
-  events: number;
-  latencyMs: number;
-  concurrency: number;
-  wallMs: number;
-  requests: number;
-  requestsPerSec: number;
-  eventsPerSec: number | null;
-  /** requests x latency / concurrency; null without injected latency. */
-  floorMs: number | null;
-  floorRatio: number | null;
-  cpuMs: number | null;
-  cpuMsPerEvent: number | null;
-  peakRssMb: number | null;
-  /** CPU the in-process demo portal spent serving this run (it shares the machine). */
-  portalCpuMs: number;
-  /**
-   * Share of the machine's CPU time the hypervisor gave to others during the run (Linux "steal");
-   * null where /proc/stat has none. A virtual machine's neighbours can slow a run down by half:
-   * figures from runs with a few % of it are not comparable with calm ones.
-   */
-  stealPct: number | null;
-  filesWritten: number | null;
-  filesUnchanged: number | null;
-  filesRemoved: number | null;
-  filesTotal: number | null;
-  note?: string;
 }
 
 function settings(argv: string[]): Settings {
@@ -88,6 +68,8 @@ function settings(argv: string[]): Settings {
       concurrency: { type: 'string', default: '8' },
       scenarios: { type: 'string', default: DEFAULT_SCENARIOS.join(',') },
       'no-curl': { type: 'boolean', default: false },
+      'no-reference': { type: 'boolean', default: false },
+      runs: { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -95,7 +77,7 @@ function settings(argv: string[]): Settings {
   if (values.help) {
     process.stdout.write(
       'npm run bench -- [--calendars N] [--events N per calendar] [--latency MS] [--concurrency N]\n' +
-        `                 [--scenarios ${SCENARIOS.join(',')}] [--no-curl] [--keep]\n`,
+        `                 [--scenarios ${SCENARIOS.join(',')}] [--runs N] [--no-curl] [--no-reference] [--keep]\n`,
     );
     process.exit(0);
   }
@@ -113,19 +95,30 @@ function settings(argv: string[]): Settings {
     concurrency: int('concurrency', values.concurrency, 1),
     scenarios: scenarios as Scenario[],
     curl: !values['no-curl'],
+    reference: !values['no-reference'],
+    runs: int('runs', values.runs, 1),
     keep: values.keep,
   };
 }
 
-interface ChildRun {
+/** What the machine did around one measured run: the conditions every row records. */
+interface Conditions {
+  wallMs: number;
+  /** CPU of this process, which is the demo portal serving the run. */
+  portalCpuMs: number;
+  stealPct: number | null;
+  loadStart: number;
+  loadEnd: number;
+}
+
+interface ChildRun extends Conditions {
   code: number | null;
   stdout: string;
   stderr: string;
-  wallMs: number;
   cpuMs: number | null;
+  userMs: number | null;
+  sysMs: number | null;
   peakRssKb: number | null;
-  portalCpuMs: number;
-  stealPct: number | null;
 }
 
 /** CPU ticks of the whole machine from /proc/stat: [steal, all]; null where there is no such file. */
@@ -140,26 +133,30 @@ async function cpuTicks(): Promise<[number, number] | null> {
   }
 }
 
-/** Starts measuring steal; the returned function gives its share of all CPU time since, in %. */
-async function stealMeter(): Promise<() => Promise<number | null>> {
+/** Starts measuring a run; the returned function gives its conditions from then to now. */
+async function meter(): Promise<() => Promise<Conditions>> {
   const before = await cpuTicks();
+  const loadStart = loadavg()[0]!;
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
   return async () => {
+    const wallMs = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    const loadEnd = loadavg()[0]!;
     const after = await cpuTicks();
-    if (!before || !after || after[1] === before[1]) return null;
-    return Math.round(((after[0] - before[0]) / (after[1] - before[1])) * 1000) / 10;
+    const stealPct = !before || !after || after[1] === before[1] ? null : Math.round(((after[0] - before[0]) / (after[1] - before[1])) * 1000) / 10;
+    return { wallMs, portalCpuMs: (cpu.user + cpu.system) / 1000, stealPct, loadStart, loadEnd };
   };
 }
 
-/** Run `node dist/cli.js ...args`, measuring the child alone (GNU time, else a resourceUsage preload). */
-async function runMeasured(args: string[], env: Record<string, string>, cwd: string): Promise<ChildRun> {
+/** Run `node script ...args`, measuring the child alone (GNU time, else a resourceUsage preload). */
+async function runMeasured(script: string, args: string[], env: Record<string, string>, cwd: string): Promise<ChildRun> {
   const useTime = existsSync(TIME);
   const rusageFile = join(cwd, `rusage-${process.hrtime.bigint()}.json`);
-  const nodeArgs = useTime ? [CLI, ...args] : ['--import', RUSAGE_PRELOAD, CLI, ...args];
+  const nodeArgs = useTime ? [script, ...args] : ['--import', RUSAGE_PRELOAD, script, ...args];
   const [cmd, cmdArgs] = useTime ? [TIME, ['-v', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CALFEED_')));
-  const steal = await stealMeter();
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
+  const stop = await meter();
   const child = spawn(cmd, cmdArgs, { cwd, env: { ...base, ...env, BENCH_RUSAGE_FILE: rusageFile }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -169,24 +166,23 @@ async function runMeasured(args: string[], env: Record<string, string>, cwd: str
     child.on('error', reject);
     child.on('close', (c) => resolve(c));
   });
-  const wallMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
-  const portalCpuMs = (cpu.user + cpu.system) / 1000;
-  const stealPct = await steal();
-  let cpuMs: number | null = null;
+  const conditions = await stop();
+  let userMs: number | null = null;
+  let sysMs: number | null = null;
   let peakRssKb: number | null = null;
   if (useTime) {
     const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
     const sys = /System time \(seconds\): ([\d.]+)/.exec(stderr);
     const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-    if (user && sys) cpuMs = (Number(user[1]) + Number(sys[1])) * 1000;
+    if (user && sys) [userMs, sysMs] = [Number(user[1]) * 1000, Number(sys[1]) * 1000];
     if (rss) peakRssKb = Number(rss[1]);
   } else if (existsSync(rusageFile)) {
     const usage = JSON.parse(await readFile(rusageFile, 'utf8')) as NodeJS.ResourceUsage;
-    cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
+    [userMs, sysMs] = [usage.userCPUTime / 1000, usage.systemCPUTime / 1000];
     peakRssKb = usage.maxRSS;
   }
-  return { code, stdout, stderr, wallMs, cpuMs, peakRssKb, portalCpuMs, stealPct };
+  const cpuMs = userMs === null || sysMs === null ? null : userMs + sysMs;
+  return { ...conditions, code, stdout, stderr, cpuMs, userMs, sysMs, peakRssKb };
 }
 
 interface Site {
@@ -229,35 +225,59 @@ async function build(site: Site, scenario: string, s: Settings, kind: 'full' | '
     '--quiet',
     ...extra,
   ];
-  const run = await runMeasured(args, { CALFEED_TOKEN: portal.tokens.university }, work);
+  const run = await runMeasured(CLI, args, { CALFEED_TOKEN: portal.tokens.university }, work);
   if (run.code !== 0) throw new Error(`${scenario}: calfeed build exited ${run.code}\n${run.stderr.slice(-4000)}`);
-  const summary = JSON.parse(run.stdout) as { events: number; files: { written: number; unchanged: number; removed: number; files: number } };
+  const summary = JSON.parse(run.stdout) as { events: number; files: Files };
+  return builtRow(scenario, site, s, kind, run, summary.events, summary.files);
+}
+
+interface Files {
+  written: number;
+  unchanged: number;
+  removed: number;
+  files: number;
+}
+
+/** The row of a child that built the site (calfeed or the reference build). */
+function builtRow(scenario: string, site: Site, s: Settings, kind: 'full' | 'rebuild', run: ChildRun, events: number, files: Files): Row {
   const expected = site.calendars * site.events;
-  if (summary.events !== expected) throw new Error(`${scenario}: the build saw ${summary.events} events, the portal has ${expected}`);
-  const requests = portal.stats().requests;
-  const floorMs = site.latency > 0 ? (requests * site.latency) / s.concurrency : null;
+  if (events !== expected) throw new Error(`${scenario}: the build saw ${events} events, the portal has ${expected}`);
+  const row = measuredRow(scenario, site, s, run, true, run);
   return {
-    scenario,
-    calendars: site.calendars,
-    events: summary.events,
-    latencyMs: site.latency,
-    concurrency: s.concurrency,
-    wallMs: Math.round(run.wallMs),
-    requests,
-    requestsPerSec: Math.round((requests / run.wallMs) * 1000),
-    eventsPerSec: Math.round((summary.events / run.wallMs) * 1000),
-    floorMs: floorMs === null ? null : Math.round(floorMs),
-    floorRatio: floorMs && kind === 'full' ? round2(run.wallMs / floorMs) : null,
-    cpuMs: run.cpuMs === null ? null : Math.round(run.cpuMs),
-    cpuMsPerEvent: run.cpuMs === null ? null : round3(run.cpuMs / summary.events),
-    peakRssMb: run.peakRssKb === null ? null : Math.round(run.peakRssKb / 1024),
-    portalCpuMs: Math.round(run.portalCpuMs),
-    stealPct: run.stealPct,
-    filesWritten: summary.files.written,
-    filesUnchanged: summary.files.unchanged,
-    filesRemoved: summary.files.removed,
-    filesTotal: summary.files.files,
+    ...row,
+    floorRatio: kind === 'full' ? row.floorRatio : null,
+    filesWritten: files.written,
+    filesUnchanged: files.unchanged,
+    filesRemoved: files.removed,
+    filesTotal: files.files,
   };
+}
+
+/** The reference build (reference-build.mjs) into a folder of its own, in a child process. */
+async function referenceBuild(site: Site, s: Settings): Promise<Row> {
+  site.portal.resetStats();
+  const args = [site.portal.url, join(site.work, 'reference'), String(s.concurrency), SITE_URL];
+  const run = await runMeasured(REFERENCE_BUILD, args, { BENCH_TOKEN: site.portal.tokens.university }, site.work);
+  if (run.code !== 0) throw new Error(`reference build exited ${run.code}\n${run.stderr.slice(-4000)}`);
+  const { events, files } = JSON.parse(run.stdout) as { events: number; files: number };
+  return builtRow('reference build', site, s, 'full', run, events, { written: files, unchanged: 0, removed: 0, files });
+}
+
+/** Relative paths of every file under `dir`. */
+async function fileList(dir: string): Promise<Set<string>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return new Set(entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)));
+}
+
+/** Whether the reference build wrote the files calfeed wrote: a note naming the differences. */
+async function comparePaths(site: Site): Promise<string> {
+  const calfeed = await fileList(join(site.work, 'site'));
+  const reference = await fileList(join(site.work, 'reference'));
+  const only = (a: Set<string>, b: Set<string>): string[] => [...a].filter((p) => !b.has(p)).sort();
+  const [mine, theirs] = [only(calfeed, reference), only(reference, calfeed)];
+  if (!mine.length && !theirs.length) return `the reference build wrote the same ${calfeed.size} file paths as calfeed.`;
+  const show = (l: string[]): string => l.slice(0, 5).join(', ') + (l.length > 5 ? `, ... (${l.length})` : '');
+  return `the reference build's files differ from calfeed's: only calfeed: ${show(mine) || 'none'}; only the reference: ${show(theirs) || 'none'}.`;
 }
 
 /** Every URL a full crawl requests, read from the portal's own lists (not counted in any row). */
@@ -288,42 +308,44 @@ async function curlRow(site: Site, s: Settings): Promise<Row> {
   for (const url of urls) lines.push(`url = "${url}"`, 'output = "/dev/null"');
   await writeFile(config, lines.join('\n') + '\n');
   site.portal.resetStats();
-  const steal = await stealMeter();
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
+  const stop = await meter();
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn('curl', ['--parallel', '--parallel-max', String(s.concurrency), '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
     child.on('error', reject);
     child.on('close', (c) => resolve(c));
   });
-  const wallMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
+  const conditions = await stop();
   if (code !== 0) throw new Error(`curl exited ${code}`);
-  return referenceRow('curl --parallel', site, s, wallMs, cpu, await steal(), false);
+  return measuredRow('curl --parallel', site, s, conditions, false);
 }
 
-/** A row for a client that only fetches (no build figures); `perEvent`: give events/s. */
-function referenceRow(scenario: string, site: Site, s: Settings, wallMs: number, portalCpu: NodeJS.CpuUsage, stealPct: number | null, perEvent: boolean): Row {
+/** A row without files (a client that only fetches, or a build before its files are added); `perEvent`: give events/s; `cpu`: the child's own CPU and memory. */
+function measuredRow(scenario: string, site: Site, s: Settings, run: Conditions, perEvent: boolean, cpu?: ChildRun): Row {
   const requests = site.portal.stats().requests;
   const floorMs = site.latency > 0 ? (requests * site.latency) / s.concurrency : null;
   const events = site.calendars * site.events;
+  const ms = (n: number | null | undefined): number | null => (n === null || n === undefined ? null : Math.round(n));
   return {
     scenario,
     calendars: site.calendars,
     events,
     latencyMs: site.latency,
     concurrency: s.concurrency,
-    wallMs: Math.round(wallMs),
+    wallMs: Math.round(run.wallMs),
     requests,
-    requestsPerSec: Math.round((requests / wallMs) * 1000),
-    eventsPerSec: perEvent ? Math.round((events * 1000) / wallMs) : null,
+    requestsPerSec: Math.round((requests / run.wallMs) * 1000),
+    eventsPerSec: perEvent ? Math.round((events * 1000) / run.wallMs) : null,
     floorMs: floorMs === null ? null : Math.round(floorMs),
-    floorRatio: floorMs ? round2(wallMs / floorMs) : null,
-    portalCpuMs: Math.round((portalCpu.user + portalCpu.system) / 1000),
-    stealPct,
-    cpuMs: null,
-    cpuMsPerEvent: null,
-    peakRssMb: null,
+    floorRatio: floorMs ? round2(run.wallMs / floorMs) : null,
+    portalCpuMs: Math.round(run.portalCpuMs),
+    stealPct: run.stealPct,
+    loadStart: round2(run.loadStart),
+    loadEnd: round2(run.loadEnd),
+    cpuMs: ms(cpu?.cpuMs),
+    userMs: ms(cpu?.userMs),
+    sysMs: ms(cpu?.sysMs),
+    cpuMsPerEvent: cpu?.cpuMs == null ? null : round3(cpu.cpuMs / events),
+    peakRssMb: cpu?.peakRssKb == null ? null : Math.round(cpu.peakRssKb / 1024),
     filesWritten: null,
     filesUnchanged: null,
     filesRemoved: null,
@@ -337,23 +359,9 @@ async function bareClientRow(site: Site, s: Settings): Promise<Row> {
   const list = join(site.work, 'urls.txt');
   await writeFile(list, urls.join('\n') + '\n');
   site.portal.resetStats();
-  const steal = await stealMeter();
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  let stderr = '';
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, [BARE_CLIENT, list, String(s.concurrency)], {
-      env: { ...process.env, BENCH_TOKEN: site.portal.tokens.university },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (c) => resolve(c));
-  });
-  const wallMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
-  if (code !== 0) throw new Error(`bare client exited ${code}: ${stderr.trim()}`);
-  return referenceRow('bare client', site, s, wallMs, cpu, await steal(), true);
+  const run = await runMeasured(BARE_CLIENT, [list, String(s.concurrency)], { BENCH_TOKEN: site.portal.tokens.university }, site.work);
+  if (run.code !== 0) throw new Error(`bare client exited ${run.code}: ${run.stderr.trim().slice(-4000)}`);
+  return measuredRow('bare client', site, s, run, true, run);
 }
 
 async function hasCurl(): Promise<boolean> {
@@ -364,73 +372,97 @@ async function hasCurl(): Promise<boolean> {
   });
 }
 
-function round2(n: number): number {
-  return Math.round(n * 100) / 100;
-}
-function round3(n: number): number {
-  return Math.round(n * 1000) / 1000;
-}
-
-function table(rows: Row[]): string {
-  const cols: Array<[string, (r: Row) => string]> = [
-    ['scenario', (r) => r.scenario],
-    ['events', (r) => String(r.events)],
-    ['lat ms', (r) => String(r.latencyMs)],
-    ['conc', (r) => String(r.concurrency)],
-    ['wall s', (r) => (r.wallMs / 1000).toFixed(2)],
-    ['requests', (r) => String(r.requests)],
-    ['req/s', (r) => String(r.requestsPerSec)],
-    ['events/s', (r) => (r.eventsPerSec === null ? '-' : String(r.eventsPerSec))],
-    ['floor s', (r) => (r.floorMs === null ? '-' : (r.floorMs / 1000).toFixed(2))],
-    ['x floor', (r) => (r.floorRatio === null ? '-' : r.floorRatio.toFixed(2))],
-    ['CPU ms/ev', (r) => (r.cpuMsPerEvent === null ? '-' : r.cpuMsPerEvent.toFixed(3))],
-    ['peak RSS MB', (r) => (r.peakRssMb === null ? '-' : String(r.peakRssMb))],
-    ['portal CPU s', (r) => (r.portalCpuMs / 1000).toFixed(2)],
-    ['steal %', (r) => (r.stealPct === null ? '-' : r.stealPct.toFixed(1))],
-    ['written', (r) => (r.filesWritten === null ? '-' : String(r.filesWritten))],
-    ['unchanged', (r) => (r.filesUnchanged === null ? '-' : String(r.filesUnchanged))],
-    ['removed', (r) => (r.filesRemoved === null ? '-' : String(r.filesRemoved))],
-  ];
-  const cells = [cols.map(([h]) => h), ...rows.map((r) => cols.map(([, f]) => f(r)))];
-  const widths = cols.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]): string => '| ' + row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ') + ' |';
-  const rule = '|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 1) + '-' : '-'.repeat(w + 1) + ':')).join('|') + '|';
-  return [line(cells[0]!), rule, ...cells.slice(1).map(line)].join('\n');
-}
-
 function log(message: string): void {
   process.stderr.write(`bench: ${message}\n`);
+}
+
+/** Flushes every file system, untimed, so that no run pays for the dirty pages of the one before. */
+async function settle(): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const child = spawn('sync', [], { stdio: 'ignore' });
+    child.on('error', () => resolve());
+    child.on('close', () => resolve());
+  });
+}
+
+interface ColdRuns {
+  calfeed: Row[];
+  reference: Row[];
+  bare: Row[];
+}
+
+/**
+ * A scenario's cold builds: calfeed's, the reference build's and the bare client's, in turn,
+ * `s.runs` times (A, B, C, A, B, C...), so that each pair shares the machine's mood. calfeed's last
+ * build is left in place for the rebuilds that follow.
+ */
+async function coldRuns(site: Site, s: Settings, label: string, notes: string[]): Promise<ColdRuns> {
+  const runs: ColdRuns = { calfeed: [], reference: [], bare: [] };
+  for (let i = 0; i < s.runs; i++) {
+    const nth = s.runs > 1 ? ` (run ${i + 1} of ${s.runs})` : '';
+    await rm(join(site.work, 'site'), { recursive: true, force: true });
+    await rm(join(site.work, 'cache'), { recursive: true, force: true });
+    await settle();
+    log(`${label}${nth}: calfeed`);
+    runs.calfeed.push(await build(site, label, s, 'full'));
+    if (s.reference) {
+      await rm(join(site.work, 'reference'), { recursive: true, force: true });
+      await settle();
+      log(`${label}${nth}: reference build (the same files with the same libraries, nothing else)`);
+      runs.reference.push(await referenceBuild(site, s));
+      if (i === 0) notes.push(`${label}: ${await comparePaths(site)}`);
+    }
+    await settle();
+    log(`${label}${nth}: bare client (undici, fetching only) over the same URLs`);
+    runs.bare.push(await bareClientRow(site, s));
+  }
+  return runs;
+}
+
+/** calfeed's ratios to the references, run by run, with the issue's targets where it sets one. */
+function coldRatios(runs: ColdRuns): Ratio[] {
+  const latency = runs.calfeed[0]!.latencyMs;
+  const all = [
+    ratio('CPU per event ÷ reference build', 1.3, runs.calfeed, runs.reference, (r) => r.cpuMsPerEvent),
+    ratio('wall ÷ reference build', latency === 0 ? 1.2 : null, runs.calfeed, runs.reference, (r) => r.wallMs),
+    ratio('wall ÷ bare client', latency > 0 ? 1.05 : null, runs.calfeed, runs.bare, (r) => r.wallMs),
+  ];
+  return all.filter((r): r is Ratio => r !== null);
 }
 
 async function main(): Promise<void> {
   const s = settings(process.argv.slice(2));
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run bench" (it compiles first) or "npm run build".`);
-  const rows: Row[] = [];
+  /** Each scenario's runs, in the order they are printed. */
+  const groups: Row[][] = [];
+  const ratios: Ratio[] = [];
   const notes: string[] = [];
   const want = (x: Scenario): boolean => s.scenarios.includes(x);
   const started = Date.now();
+  const percentOf = (row: Row, full: Row): string => `${Math.round((row.wallMs / full.wallMs) * 1000) / 10}% of the full build's time`;
 
   if (want('full') || want('nochange') || want('changed')) {
     const site = await openSite(s.calendars, s.events, s.latency);
     try {
       log(`full build: ${s.calendars} x ${s.events} events, ${s.latency} ms latency, concurrency ${s.concurrency}`);
-      const full = await build(site, 'full', s, 'full');
-      if (want('full')) rows.push(full);
+      let full: Row;
       if (want('full')) {
-        log('bare client (undici, fetching only) over the same URLs');
-        rows.push(await bareClientRow(site, s));
-      }
+        const cold = await coldRuns(site, s, 'full', notes);
+        groups.push(cold.calfeed, cold.reference, cold.bare);
+        ratios.push(...coldRatios(cold));
+        full = summarize(cold.calfeed);
+      } else full = await build(site, 'full', s, 'full');
       if (want('full') && s.curl) {
         if (await hasCurl()) {
           log('curl --parallel over the same URLs');
-          rows.push(await curlRow(site, s));
+          groups.push([await curlRow(site, s)]);
         } else notes.push('curl is not installed: no curl reference row.');
       }
       if (want('nochange')) {
         log('rebuild, no change');
         const row = await build(site, 'nochange', s, 'rebuild');
-        row.note = `${Math.round((row.wallMs / full.wallMs) * 1000) / 10}% of the full build's time`;
-        rows.push(row);
+        row.note = percentOf(row, full);
+        groups.push([row]);
         // The same rebuild once "now" has passed an event's start or end (or a new day began),
         // as an hourly rebuild mostly finds it: the record of the last build is told that instant
         // has come, so the build renders from the events the last build left in the cache.
@@ -439,31 +471,31 @@ async function main(): Promise<void> {
         const last = JSON.parse(await readFile(record, 'utf8')) as { builtAt: number; stableUntil: number | null };
         await writeFile(record, JSON.stringify({ ...last, stableUntil: last.builtAt + 1 }));
         const moved = await build(site, 'nochange, time moved', s, 'rebuild');
-        moved.note = `no change at the portal, but time moved past an event's start or end: ${Math.round((moved.wallMs / full.wallMs) * 1000) / 10}% of the full build's time`;
-        rows.push(moved);
+        moved.note = `no change at the portal, but time moved past an event's start or end: ${percentOf(moved, full)}`;
+        groups.push([moved]);
         // And without the record at all (lost cache entry, or details due for a check): every
         // list is still a 304 and nothing is written, but every event goes through the build.
         log('rebuild, no change, without the record of the last build');
         await rm(record);
         const walked = await build(site, 'nochange, no record', s, 'rebuild');
-        walked.note = `no change, but without last-build.json: ${Math.round((walked.wallMs / full.wallMs) * 1000) / 10}% of the full build's time`;
-        rows.push(walked);
+        walked.note = `no change, but without last-build.json: ${percentOf(walked, full)}`;
+        groups.push([walked]);
       }
       if (want('changed')) {
         const n = Math.max(1, Math.round((s.calendars * s.events) / 100));
         const changed = site.portal.changeEvents(n);
         log(`rebuild, ${changed.length} events changed`);
         const row = await build(site, 'changed 1%', s, 'rebuild');
-        row.note = `${changed.length} events changed; ${Math.round((row.wallMs / full.wallMs) * 1000) / 10}% of the full build's time`;
-        rows.push(row);
+        row.note = `${changed.length} events changed; ${percentOf(row, full)}`;
+        groups.push([row]);
         // The same number of changes in one calendar, as when one department edits its events:
         // the other calendars are taken whole from the last build.
         const calendarId = changed[0]![0];
         const inOne = site.portal.changeEvents(Math.min(n, s.events), calendarId);
         log(`rebuild, ${inOne.length} events changed in one calendar`);
         const one = await build(site, 'changed, one calendar', s, 'rebuild');
-        one.note = `${inOne.length} events of one calendar changed; ${Math.round((one.wallMs / full.wallMs) * 1000) / 10}% of the full build's time`;
-        rows.push(one);
+        one.note = `${inOne.length} events of one calendar changed; ${percentOf(one, full)}`;
+        groups.push([one]);
       }
     } finally {
       await closeSite(site, s.keep);
@@ -473,13 +505,12 @@ async function main(): Promise<void> {
     const site = await openSite(s.calendars, s.events, 0);
     try {
       log(`full build, no latency: ${s.calendars} x ${s.events} events`);
-      rows.push(await build(site, 'full, no latency', s, 'full'));
       // curl's --parallel is no reference here: over 10,000 URLs without latency it spends most
       // of its time in its own bookkeeping (minutes), not in the network.
-      log('bare client (undici, fetching only), no latency');
-      const bare = await bareClientRow(site, s);
-      bare.note = 'fetching only, no parsing, rendering or writing: the most events/s any Node.js build could reach against this portal on this machine';
-      rows.push(bare);
+      const cold = await coldRuns(site, s, 'full, no latency', notes);
+      cold.bare[0]!.note = 'fetching only, no parsing, rendering or writing: the most events/s any Node.js build could reach against this portal on this machine';
+      groups.push(cold.calfeed, cold.reference, cold.bare);
+      ratios.push(...coldRatios(cold));
     } finally {
       await closeSite(site, s.keep);
     }
@@ -488,7 +519,7 @@ async function main(): Promise<void> {
     const site = await openSite(100, 1000, 0);
     try {
       log('large: full build of 100 x 1000 events, no latency');
-      rows.push(await build(site, 'large 100k', s, 'full'));
+      groups.push([await build(site, 'large 100k', s, 'full')]);
     } finally {
       await closeSite(site, s.keep);
     }
@@ -499,19 +530,21 @@ async function main(): Promise<void> {
     try {
       log('onecal: full build of 1 x 100,000 events, no latency');
       // Its unpaged event list is 26 MB, past the default --max-response-bytes.
-      rows.push(await build(site, 'one calendar 100k', s, 'full', ['--max-response-bytes', '200MB']));
+      groups.push([await build(site, 'one calendar 100k', s, 'full', ['--max-response-bytes', '200MB'])]);
     } finally {
       await closeSite(site, s.keep);
     }
   }
 
-  const printed = table(rows);
+  const rows = groups.filter((g) => g.length > 0).map(summarize);
+  const printed = table(rows) + (ratios.length ? `\n\n${ratioTable(ratios)}` : '');
   const extra = rows.filter((r) => r.note).map((r) => `- ${r.scenario}: ${r.note}`);
-  const env = `node ${process.version}, ${process.platform}/${process.arch}, ${(await import('node:os')).cpus().length} CPUs; command: npm run bench -- ${process.argv.slice(2).join(' ')}`;
+  const env = `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs; command: npm run bench -- ${process.argv.slice(2).join(' ')}`;
   process.stdout.write(`\n${printed}\n${[...extra, ...notes.map((n) => `- ${n}`)].join('\n')}\n${env}\n`);
   const dir = await mkdtemp(join(tmpdir(), 'calfeed-bench-results-'));
   const file = join(dir, 'latest.json');
-  await writeFile(file, JSON.stringify({ settings: s, node: process.version, startedAt: new Date(started).toISOString(), rows, notes, table: printed }, null, 2) + '\n');
+  const json = { settings: s, node: process.version, startedAt: new Date(started).toISOString(), rows, runs: groups, ratios, notes, table: printed };
+  await writeFile(file, JSON.stringify(json, null, 2) + '\n');
   process.stdout.write(`results: ${file} (total ${Math.round((Date.now() - started) / 1000)} s)\n`);
 }
 
