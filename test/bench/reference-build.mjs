@@ -132,8 +132,6 @@ function listPage(root, dir, title, heading, description, events) {
 
 async function calendarFiles(cal, events) {
   const dir = `calendars/${cal.eventCalendarId}/`;
-  const zone = cal.timeZone ?? 'UTC';
-  for (const ev of events) ev.when = when(ev, zone);
   const upcoming = events.filter((ev) => ev.endMs > now).sort((a, b) => a.startMs - b.startMs);
   const past = events.filter((ev) => ev.endMs <= now).sort((a, b) => b.startMs - a.startMs);
   await feeds(dir, cal.title, events);
@@ -153,9 +151,10 @@ async function calendar(cal) {
       const detailsPath = `event-calendar/${id}/event/${item.eventId}/details`;
       const bytes = await get(`/${detailsPath}`);
       const ev = eventOf(JSON.parse(bytes.toString()), cal);
+      ev.when = when(ev, cal.timeZone ?? 'UTC');
       await mkdir(join(out, dirname(detailsPath)), { recursive: true });
       await write(detailsPath, bytes);
-      const body = eventBody({ ...ev, when: when(ev, cal.timeZone ?? 'UTC'), calendar: cal.title, ics: `${ev.id}.ics` });
+      const body = eventBody({ ...ev, calendar: cal.title, ics: `${ev.id}.ics` });
       await write(`calendars/${id}/events/${ev.id}.html`, page({ title: ev.title, canonical: `${siteUrl}calendars/${id}/${ev.href}`, root: '../../../', body, feeds: [] }));
       await write(`calendars/${id}/events/${ev.id}.ics`, vcalendar(ev.title, [ev]));
       return ev;
