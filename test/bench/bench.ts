@@ -42,8 +42,13 @@ const SCENARIOS = ['full', 'nochange', 'changed', 'nolatency', 'large', 'onecal'
 type Scenario = (typeof SCENARIOS)[number];
 /** Bounded (a few minutes on 2 cores); `large` and `onecal` are opt-in: 100,000 events take minutes on their own. */
 const DEFAULT_SCENARIOS: Scenario[] = ['full', 'nochange', 'changed', 'nolatency'];
-/** Fixed "now" for the portal: same data on every run of the benchmark. */
-const PORTAL_NOW = Date.parse('2026-03-02T09:00:00Z');
+/**
+ * "Now" for the portal: 09:00 UTC today, so the same data all day, and its events (weeks before
+ * and after it) around the instant calfeed builds at, as a live portal's are: feeds and
+ * calendar.ics files hold events. (A fixed date in the past left them empty.)
+ */
+const DAY_MS = 86_400_000;
+const PORTAL_NOW = Math.floor(Date.now() / DAY_MS) * DAY_MS + 9 * 3_600_000;
 
 interface Settings {
   calendars: number;
