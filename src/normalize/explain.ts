@@ -66,14 +66,48 @@ export function explain(kind: 'calendar' | 'event', records: unknown[], opts: No
   });
   if (usable.length === 0) warnings.push(`no ${kind} records to inspect`);
 
-  const perRecord: Array<Map<string, { path: string | string[]; sample: unknown; note?: string }>> = [];
+  const { perRecord, times, problems, used, ids } = resolveSamples(kind, usable, opts);
+
+  const fieldNames: readonly string[] = kind === 'calendar' ? CALENDAR_FIELDS : EVENT_FIELDS;
+  const fields: Explanation['fields'] = [];
+  const block: Record<string, FieldPath> = {};
+  for (const field of fieldNames) {
+    const { best, found } = tally(perRecord, field);
+    const notes = [best?.note, found > 0 && found < usable.length ? `found in ${found} of ${usable.length} records` : undefined].filter(Boolean);
+    fields.push({ field, path: best?.path ?? null, ...(best && { sample: best.sample }), ...(notes.length > 0 && { note: notes.join('; ') }) });
+    block[field] = best ? (Array.isArray(best.path) ? [best.path[0]!, best.path[1]!] : best.path) : '';
+  }
+
+  const timeRows = timeReadings(fields, times, opts.timeZone);
+
+  warnings.push(...missingWarnings(kind, usable, perRecord, new Set([...used].map(normKey)), opts));
+  const counts = new Map<string, number>();
+  for (const id of ids) if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
+  const dupes = [...counts].filter(([, n]) => n > 1).map(([id]) => JSON.stringify(id));
+  if (dupes.length > 0) warnings.push(`ids not unique: ${dupes.join(', ')} appear more than once (only the first of each is published); check fields.${kind}.id`);
+  const distinct = [...new Set(problems.filter((p) => !['NO_TITLE', 'NO_START'].includes(p.code)).map((p) => p.message))];
+  warnings.push(...distinct.slice(0, 10));
+
+  const unused: string[] = [];
+  const usedNorm = new Set([...used].map(normKey));
+  for (const record of usable) for (const key of Object.keys(record)) if (!usedNorm.has(normKey(key)) && !unused.includes(key)) unused.push(key);
+
+  const fieldsBlock: FieldsConfig = kind === 'calendar' ? { calendar: block } : { event: block };
+  return { fields, unused, times: timeRows, warnings, fieldsBlock };
+}
+
+type SampleField = { path: string | string[]; sample: unknown; note?: string };
+
+/** Each sample record resolved: its fields by name, its time readings, problems and id, and every raw key used. */
+function resolveSamples(kind: 'calendar' | 'event', usable: RawRecord[], opts: NormalizeOptions) {
+  const perRecord: Array<Map<string, SampleField>> = [];
   const times: TimeUse[][] = [];
   const problems: Problem[] = [];
   const used = new Set<string>();
   const ids: Array<string | undefined> = [];
   for (const record of usable) {
     const resolved = kind === 'calendar' ? resolveCalendar(record, opts) : resolveEvent(record, opts, opts.timeZone);
-    const map = new Map<string, { path: string | string[]; sample: unknown; note?: string }>();
+    const map = new Map<string, SampleField>();
     const add = (field: string, hit: Hit | undefined) => {
       if (!hit) return;
       map.set(field, { path: hit.path, sample: sampleOf(hit.value), ...(hit.note !== undefined && { note: hit.note }) });
@@ -91,19 +125,14 @@ export function explain(kind: 'calendar' | 'event', records: unknown[], opts: No
     problems.push(...resolved.problems);
     ids.push(resolved.id);
   }
+  return { perRecord, times, problems, used, ids };
+}
 
-  const fieldNames: readonly string[] = kind === 'calendar' ? CALENDAR_FIELDS : EVENT_FIELDS;
-  const fields: Explanation['fields'] = [];
-  const block: Record<string, FieldPath> = {};
-  for (const field of fieldNames) {
-    const { best, found } = tally(perRecord, field);
-    const notes = [best?.note, found > 0 && found < usable.length ? `found in ${found} of ${usable.length} records` : undefined].filter(Boolean);
-    fields.push({ field, path: best?.path ?? null, ...(best && { sample: best.sample }), ...(notes.length > 0 && { note: notes.join('; ') }) });
-    block[field] = best ? (Array.isArray(best.path) ? [best.path[0]!, best.path[1]!] : best.path) : '';
-  }
-
-  // Time readings: one row per distinct way start/end were read (the main path first), so all-day
-  // records read from a date field show beside timed ones; then the update/creation stamps.
+/**
+ * Time readings: one row per distinct way start/end were read (the main path first), so all-day
+ * records read from a date field show beside timed ones; then the update/creation stamps.
+ */
+function timeReadings(fields: Explanation['fields'], times: TimeUse[][], zone: string): Explanation['times'] {
   const timeRows: Explanation['times'] = [];
   for (const field of ['start', 'end'] as const) {
     const main = JSON.stringify(fields.find((f) => f.field === field)?.path);
@@ -118,24 +147,10 @@ export function explain(kind: 'calendar' | 'event', records: unknown[], opts: No
   }
   for (const field of ['updated', 'created']) {
     const row = fields.find((f) => f.field === field);
-    const parsed = row?.path ? parseTime(row.sample, opts.timeZone) : undefined;
-    if (row?.path && parsed) timeRows.push({ field, path: row.path, reading: describeReading(parsed, opts.timeZone), sample: row.sample });
+    const parsed = row?.path ? parseTime(row.sample, zone) : undefined;
+    if (row?.path && parsed) timeRows.push({ field, path: row.path, reading: describeReading(parsed, zone), sample: row.sample });
   }
-
-  warnings.push(...missingWarnings(kind, usable, perRecord, new Set([...used].map(normKey)), opts));
-  const counts = new Map<string, number>();
-  for (const id of ids) if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
-  const dupes = [...counts].filter(([, n]) => n > 1).map(([id]) => JSON.stringify(id));
-  if (dupes.length > 0) warnings.push(`ids not unique: ${dupes.join(', ')} appear more than once (only the first of each is published); check fields.${kind}.id`);
-  const distinct = [...new Set(problems.filter((p) => !['NO_TITLE', 'NO_START'].includes(p.code)).map((p) => p.message))];
-  warnings.push(...distinct.slice(0, 10));
-
-  const unused: string[] = [];
-  const usedNorm = new Set([...used].map(normKey));
-  for (const record of usable) for (const key of Object.keys(record)) if (!usedNorm.has(normKey(key)) && !unused.includes(key)) unused.push(key);
-
-  const fieldsBlock: FieldsConfig = kind === 'calendar' ? { calendar: block } : { event: block };
-  return { fields, unused, times: timeRows, warnings, fieldsBlock };
+  return timeRows;
 }
 
 function missingWarnings(

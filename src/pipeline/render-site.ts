@@ -152,15 +152,23 @@ export class SiteRenderer {
    * (their files stay, every event cancelled), then the combined files and the index.
    */
   async finish(events: ReadonlyMap<string, Iterable<EventRef>>, removed: readonly FeedEvent[], removedCalendars: readonly Calendar[]): Promise<RenderedSite> {
-    const { ctx, calendars, spool, html, calendarFiles } = this.input;
-    const staging = this.staging;
-    const until = this.until;
+    const { calendars } = this.input;
     const removedByCalendar = groupBy(removed, (e) => e.calendarId);
     for (const cal of [...calendars, ...removedCalendars]) {
       if (!this.done.has(cal.id)) await this.calendar(cal, events.get(cal.id) ?? [], removedByCalendar.get(cal.id) ?? []);
     }
 
-    // What the combined calendar.ics takes from "now" (each calendar's share is in its fingerprint).
+    await this.combinedIcs(events, removedByCalendar, removedCalendars);
+    await this.combinedFeeds();
+    await this.index();
+    for (const [name, content] of Object.entries(this.input.html.assets())) await this.staging.write(paths.site(name as SiteFile), content);
+    return { counts: this.counts, stableUntil: this.stableUntil };
+  }
+
+  /** The combined calendar.ics: every calendar's entries, and removed events of calendars no one lists. */
+  private async combinedIcs(events: ReadonlyMap<string, Iterable<EventRef>>, removedByCalendar: ReadonlyMap<string, FeedEvent[]>, removedCalendars: readonly Calendar[]): Promise<void> {
+    const { ctx, calendars, spool, calendarFiles } = this.input;
+    // What it takes from "now" (each calendar's share is in that calendar's fingerprint).
     const site = ownClock(this.input.site);
     const allIcs: IcsEntry[] = [];
     const calendarIcs: string[] = [];
@@ -179,40 +187,41 @@ export class SiteRenderer {
     }
     allIcs.push(...unlisted);
     allIcs.sort(compareEntries);
-    const { environment, calendarsJson } = this;
-    const icsKey = combinedIcsKey(environment, calendarsJson, calendarIcs, unlisted.sort(compareEntries));
-    until(
-      await calendarFiles.write('combined calendar.ics', icsKey, [paths.site('calendar.ics')], async () => {
-        await staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(ctx, null, calendars, site), allIcs, spool));
-        return site.clock.changesAt;
-      }),
-    );
-    until(site.clock.changesAt);
-    const selected = this.feedCandidates;
-    const newest = this.newest;
-    const feedFiles = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
-    const record = (ref: EventRef): Buffer => spool.record(ref);
-    const feedsKey = combinedFeedsKey(environment, calendarsJson, selected, newest, record);
-    until(
-      await calendarFiles.write('combined feeds', feedsKey, feedFiles, async () => {
-        const feedSite = ownClock(site);
-        const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, feedSite);
-        await staging.write(paths.site('rss.xml'), feeds.rss);
-        await staging.write(paths.site('atom.xml'), feeds.atom);
-        await staging.write(paths.site('feed.json'), feeds.json);
-        return feedSite.clock.changesAt;
-      }),
-    );
-    const upcomingCounts = calendars.map((c) => this.upcoming.get(c.id) ?? 0);
-    until(
-      await calendarFiles.write('index', indexKey(environment, calendarsJson, upcomingCounts), [paths.site('index.html')], async () => {
-        const indexSite = ownClock(site);
-        await staging.write(paths.site('index.html'), html.index(ctx, calendars, this.upcoming, indexSite));
-        return indexSite.clock.changesAt;
-      }),
-    );
-    for (const [name, content] of Object.entries(html.assets())) await staging.write(paths.site(name as SiteFile), content);
-    return { counts: this.counts, stableUntil: this.stableUntil };
+    const key = combinedIcsKey(this.environment, this.calendarsJson, calendarIcs, unlisted.sort(compareEntries));
+    const until = await calendarFiles.write('combined calendar.ics', key, [paths.site('calendar.ics')], async () => {
+      await this.staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(ctx, null, calendars, site), allIcs, spool));
+      return site.clock.changesAt;
+    });
+    this.until(Math.min(until, site.clock.changesAt));
+  }
+
+  /** The combined feeds: the first feedLimit of the calendars' feed items. */
+  private async combinedFeeds(): Promise<void> {
+    const { ctx, calendars, spool, calendarFiles } = this.input;
+    const { feedCandidates: selected, newest } = this;
+    const files = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
+    const key = combinedFeedsKey(this.environment, this.calendarsJson, selected, newest, (ref) => spool.record(ref));
+    const until = await calendarFiles.write('combined feeds', key, files, async () => {
+      const site = ownClock(this.input.site);
+      const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, site);
+      await this.staging.write(paths.site('rss.xml'), feeds.rss);
+      await this.staging.write(paths.site('atom.xml'), feeds.atom);
+      await this.staging.write(paths.site('feed.json'), feeds.json);
+      return site.clock.changesAt;
+    });
+    this.until(until);
+  }
+
+  /** index.html: the calendars and each one's upcoming count. */
+  private async index(): Promise<void> {
+    const { ctx, calendars, html, calendarFiles } = this.input;
+    const key = indexKey(this.environment, this.calendarsJson, calendars.map((c) => this.upcoming.get(c.id) ?? 0));
+    const until = await calendarFiles.write('index', key, [paths.site('index.html')], async () => {
+      const site = ownClock(this.input.site);
+      await this.staging.write(paths.site('index.html'), html.index(ctx, calendars, this.upcoming, site));
+      return site.clock.changesAt;
+    });
+    this.until(until);
   }
 }
 
