@@ -46,11 +46,17 @@ export async function verifyStaging(dir: string, options: VerifyOptions = {}): P
 }
 
 async function verifyAgainstTable(dir: string, table: FileTable): Promise<void> {
-  const manifestRel = paths.manifest();
   for (const [relPath, problem] of table.problems()) throw failure(relPath, problem);
+  const listed = await manifestAgainstTable(dir, table);
+  await folderAgainstTable(dir, table, listed);
+}
 
-  // The manifest, an entry at a time, against the table: the same files with the same sizes and
-  // hashes. `listed` marks each table slot the manifest names.
+/**
+ * The manifest, an entry at a time, against the table: the same files with the same sizes and
+ * hashes. Returns which table slots it names (1) and which not (0).
+ */
+async function manifestAgainstTable(dir: string, table: FileTable): Promise<Uint8Array> {
+  const manifestRel = paths.manifest();
   let listed: Uint8Array;
   let problem: CalfeedError | undefined;
   try {
@@ -95,8 +101,15 @@ async function verifyAgainstTable(dir: string, table: FileTable): Promise<void> 
     if (relPath !== manifestRel) throw failure(relPath, `it was staged but is not listed in ${manifestRel}`);
   }
 
-  // The folder: only regular files, each listed and of its listed size (a hard-linked unchanged
-  // file has the published copy's size; one replaced or appended to since it was staged does not).
+  return listed;
+}
+
+/**
+ * The folder: only regular files, each listed and of its listed size (a hard-linked unchanged
+ * file has the published copy's size; one replaced or appended to since it was staged does not).
+ */
+async function folderAgainstTable(dir: string, table: FileTable, listed: Uint8Array): Promise<void> {
+  const manifestRel = paths.manifest();
   const onDisk = new Uint8Array(table.slotCount());
   let files = 0;
   const stack: Array<{ abs: string; rel: string }> = [{ abs: dir, rel: '' }];
@@ -157,29 +170,8 @@ export async function verifyPublished(dir: string, max = 20): Promise<{ files: n
 // files the manifest lists (0 when it could not be read).
 async function checkByReading(dir: string, staged: VerifyOptions['staged'], report: Report, skip?: (file: WalkEntry) => boolean): Promise<number> {
   const manifestRel = paths.manifest();
-  // The manifest is read an entry at a time into a compact table (at 100,000 events it lists
-  // 300,000 files: 75 MB of text, several times that as parsed objects).
-  let expected: FileTable;
-  try {
-    ({ result: expected } = await scanManifest(path.join(dir, manifestRel), () => {
-      const table = new FileTable();
-      const twice: string[] = [];
-      return {
-        add: (entry) => {
-          if (table.has(entry.path)) twice.push(entry.path);
-          else table.set(entry.path, entry.bytes, entry.sha256);
-        },
-        done: () => {
-          for (const relPath of twice) report(manifestRel, `it lists ${relPath} twice`);
-          return table;
-        },
-      };
-    }));
-  } catch (error) {
-    if (error instanceof CalfeedError && error.message.startsWith(`Output check failed for ${manifestRel}`)) throw error;
-    report(manifestRel, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is missing' : (error as Error).message);
-    return 0;
-  }
+  const expected = await manifestTable(dir, report);
+  if (expected === undefined) return 0;
 
   // At most 16 checks at once, and the walk waits for a free slot: no promise per file is kept.
   const limit = 16;
@@ -222,6 +214,34 @@ async function checkByReading(dir: string, staged: VerifyOptions['staged'], repo
   for (const listed of expected.unmarked()) report(listed, `it is listed in ${manifestRel} but missing on disk`);
   return expected.size;
 }
+
+/** The manifest of a folder as a table; duplicates and an unreadable manifest are reported (undefined then). */
+async function manifestTable(dir: string, report: Report): Promise<FileTable | undefined> {
+  const manifestRel = paths.manifest();
+  // The manifest is read an entry at a time into a compact table (at 100,000 events it lists
+  // 300,000 files: 75 MB of text, several times that as parsed objects).
+  try {
+    return (await scanManifest(path.join(dir, manifestRel), () => {
+      const table = new FileTable();
+      const twice: string[] = [];
+      return {
+        add: (entry) => {
+          if (table.has(entry.path)) twice.push(entry.path);
+          else table.set(entry.path, entry.bytes, entry.sha256);
+        },
+        done: () => {
+          for (const relPath of twice) report(manifestRel, `it lists ${relPath} twice`);
+          return table;
+        },
+      };
+    })).result;
+  } catch (error) {
+    if (error instanceof CalfeedError && error.message.startsWith(`Output check failed for ${manifestRel}`)) throw error;
+    report(manifestRel, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is missing' : (error as Error).message);
+    return undefined;
+  }
+}
+
 
 function isTrusted(known: { bytes: number; sha256: string; changed: boolean } | undefined, entry: { bytes: number; sha256: string }): boolean {
   return known !== undefined && !known.changed && known.sha256 === entry.sha256 && known.bytes === entry.bytes;
