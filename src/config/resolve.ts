@@ -62,26 +62,7 @@ const DEFAULT_PAGING: PagingConfig = { mode: 'auto', pageParam: 'page', firstPag
 
 /** Merge the layers and validate every value; throws one ConfigError naming every bad value and its source. */
 export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedConfig {
-  const problems: string[] = [];
-  const fileData = checkFile(layers.file, problems);
-  const value = (spec: OptionSpec): RawValue | undefined => {
-    const [raw, source] = pick(spec, layers, fileData);
-    if (raw === undefined) return undefined;
-    let parsed: RawValue;
-    try {
-      parsed = parseValue(spec, raw, source);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push(error.message);
-      return undefined;
-    }
-    const problem = CHECKS[spec.key]?.(parsed as string);
-    if (problem) problems.push(`${source}: ${problem}`);
-    return problem ? undefined : parsed;
-  };
-  const get = new Map(OPTIONS.map((spec) => [spec.key, value(spec)] as const));
-  if (problems.length === 1) throw new ConfigError(problems[0]!);
-  if (problems.length > 1) throw new ConfigError(`${problems.length} configuration problems:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  const { get, fileData } = optionValues(layers);
   const str = (k: string) => get.get(k) as string | undefined;
   const num = (k: string) => get.get(k) as number | undefined;
   const req = (k: string) => get.get(k) as number;
@@ -149,6 +130,34 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
   };
 }
 
+/**
+ * Every option's value, parsed and checked, and the config file's data; throws one ConfigError
+ * naming every bad value and its source.
+ */
+function optionValues(layers: ConfigLayers): { get: Map<string, RawValue | undefined>; fileData: Record<string, unknown> } {
+  const problems: string[] = [];
+  const fileData = checkFile(layers.file, problems);
+  const value = (spec: OptionSpec): RawValue | undefined => {
+    const [raw, source] = pick(spec, layers, fileData);
+    if (raw === undefined) return undefined;
+    let parsed: RawValue;
+    try {
+      parsed = parseValue(spec, raw, source);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(error.message);
+      return undefined;
+    }
+    const problem = CHECKS[spec.key]?.(parsed as string);
+    if (problem) problems.push(`${source}: ${problem}`);
+    return problem ? undefined : parsed;
+  };
+  const get = new Map(OPTIONS.map((spec) => [spec.key, value(spec)] as const));
+  if (problems.length === 1) throw new ConfigError(problems[0]!);
+  if (problems.length > 1) throw new ConfigError(`${problems.length} configuration problems:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  return { get, fileData };
+}
+
 /** The raw value that wins (flags > env > file > default) and where it came from, for messages. */
 function pick(spec: OptionSpec, layers: ConfigLayers, fileData: Record<string, unknown>): [RawValue | undefined, string] {
   const fromFlag = layers.flags[spec.key];
@@ -212,17 +221,8 @@ export function parseValue(spec: OptionSpec, raw: RawValue, source: string): Raw
       if (n <= 0 || n > 86_400) fail('a number of seconds from 0 to 86400');
       return Math.round(n * 1000);
     }
-    case 'duration': {
-      const m = /^(\d+(?:\.\d+)?)\s*(ms|s|min|m|h|d)?$/i.exec(text) ?? /^PT?(?:(\d+)H)?(?:(\d+)M)?$/i.exec(text);
-      if (!m) return fail('a duration like 90m, 3h or 1d');
-      if (text.toUpperCase().startsWith('P')) {
-        const ms = Number(m[1] ?? 0) * 3_600_000 + Number(m[2] ?? 0) * 60_000;
-        return ms > 0 ? ms : fail('a duration like 90m, 3h or 1d');
-      }
-      if (!m[2]) return fail('a duration with a unit, like 90m, 3h or 1d');
-      const ms = Number(m[1]) * UNITS_MS[m[2].toLowerCase()]!;
-      return ms > 0 ? ms : fail('a positive duration like 90m, 3h or 1d');
-    }
+    case 'duration':
+      return parseDuration(text, fail);
     case 'bytes': {
       const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?|[kmg])?$/i.exec(text);
       if (!m) return fail('a size like 20MB or 512KB');
@@ -244,6 +244,19 @@ export function parseValue(spec: OptionSpec, raw: RawValue, source: string): Raw
       return ratio >= 0 && ratio <= 1 ? ratio : fail('a ratio from 0 to 1 (or 0% to 100%)');
     }
   }
+}
+
+/** A duration (90m, 3h, 1d, 500ms, or ISO 8601 PT3H) in ms; `fail` names what was expected. */
+function parseDuration(text: string, fail: (expected: string) => never): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|min|m|h|d)?$/i.exec(text) ?? /^PT?(?:(\d+)H)?(?:(\d+)M)?$/i.exec(text);
+  if (!m) return fail('a duration like 90m, 3h or 1d');
+  if (text.toUpperCase().startsWith('P')) {
+    const ms = Number(m[1] ?? 0) * 3_600_000 + Number(m[2] ?? 0) * 60_000;
+    return ms > 0 ? ms : fail('a duration like 90m, 3h or 1d');
+  }
+  if (!m[2]) return fail('a duration with a unit, like 90m, 3h or 1d');
+  const ms = Number(m[1]) * UNITS_MS[m[2].toLowerCase()]!;
+  return ms > 0 ? ms : fail('a positive duration like 90m, 3h or 1d');
 }
 
 function httpUrlProblem(value: string): string | undefined {
