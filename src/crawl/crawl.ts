@@ -10,6 +10,7 @@ import { assignSegments, paths } from '../paths.js';
 import { entryHash, type CrawlCache, type DocEntry, type EventEntry } from './cache.js';
 import { apiPaths } from './api-paths.js';
 import { fetchDetails, isFresh } from './details.js';
+import type { ListEntries } from '../http/json-list.js';
 import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
 import type { PagingConfig } from './paging.js';
 import type { ListRecord, ProbeResult } from './probe.js';
@@ -92,7 +93,8 @@ export interface CrawlReport {
 
 /** One event of a calendar's list: the entry that counts for its id (the first), and its path segment. */
 export interface ListedEvent {
-  entry: unknown;
+  /** Its entry's place in the list's entries (ListDoc.entries). */
+  index: number;
   /** Hash of the entry, what the cache keys the freshness of its details on. */
   hash: string;
   segment: string;
@@ -145,7 +147,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       limitFlag: '--max-calendars',
     });
     count(report, calendarsDoc, paths.calendarsMirror());
-    const calendars = calendarRefs(calendarsDoc.items, opts.fields, opts.calendarSegments);
+    const calendars = calendarRefs(calendarsDoc.entries.toArray(), opts.fields, opts.calendarSegments);
     await sink.onCalendars(calendarsDoc, new Map(calendars.map((c) => [c.id, c.segment])));
     report.calendars = progress.calendarsTotal = calendars.length;
     tick();
@@ -188,7 +190,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
         throw forCalendar(calendar, error);
       }
       count(report, doc, paths.eventsMirror(calendar.segment));
-      const listed = listedEvents(doc.items, opts.fields, (ids) => ctx.warn(duplicatesWarning(calendar, ids)));
+      const listed = listedEvents(doc.entries, opts.fields, (ids) => ctx.warn(duplicatesWarning(calendar, ids)));
       await sink.onEvents(calendar.id, doc, listed);
       report.events += listed.size;
       progress.eventsTotal += listed.size;
@@ -280,18 +282,21 @@ function count(report: CrawlReport, doc: ListDoc, mirrorPath: string): void {
 }
 
 /** A calendar's listed events by id, the first entry of each id winning; `onDuplicates` hears of the rest. */
-function listedEvents(items: unknown[], fields: FieldsConfig | undefined, onDuplicates: (ids: string[]) => void): Map<string, ListedEvent> {
-  const entries = new Map<string, unknown>();
+function listedEvents(entries: ListEntries, fields: FieldsConfig | undefined, onDuplicates: (ids: string[]) => void): Map<string, ListedEvent> {
+  // Each entry is parsed here for its id and hash, and again when its details arrive: never all at once.
+  const listed = new Map<string, ListedEvent>();
   const duplicates = new Set<string>();
-  for (const item of items) {
-    const id = rawId(item, 'event', fields);
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries.at(index);
+    const id = rawId(entry, 'event', fields);
     if (id === undefined) continue;
-    if (entries.has(id)) duplicates.add(id);
-    else entries.set(id, item);
+    if (listed.has(id)) duplicates.add(id);
+    else listed.set(id, { index, hash: entryHash(entry), segment: '' });
   }
   if (duplicates.size > 0) onDuplicates([...duplicates]);
-  const segments = assignSegments(entries.keys());
-  return new Map([...entries].map(([id, entry]) => [id, { entry, hash: entryHash(entry), segment: segments.get(id)! }]));
+  const segments = assignSegments(listed.keys());
+  for (const [id, event] of listed) event.segment = segments.get(id)!;
+  return listed;
 }
 
 function duplicatesWarning(calendar: CalendarRef, ids: string[]): string {

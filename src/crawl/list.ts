@@ -3,9 +3,11 @@
 // list's mirror is exactly the body the portal sent; a paged one is page 1 with its list replaced
 // by all items, so the mirror holds the complete list.
 
+import { randomUUID } from 'node:crypto';
 import { CalfeedError } from '../errors.js';
 import type { PortalClient } from '../http/client.js';
 import { LimitError, ResponseError, requestLabel } from '../http/errors.js';
+import { ListEntries, readJsonList, type JsonList } from '../http/json-list.js';
 import { escapePortal } from '../safe-text.js';
 import { findList, replaceList, type FieldsConfig, type ListKind } from '../normalize/index.js';
 import { sha256, type CrawlCache, type DocEntry, type PageEntry } from './cache.js';
@@ -16,8 +18,8 @@ export type DocSource = 'fetched' | 'not-modified' | 'reused';
 
 export interface ListDoc {
   bytes: Buffer;
-  json: unknown;
-  items: unknown[];
+  /** The list's entries, kept as text (a 100,000-event list is not 100,000 objects in memory). */
+  entries: ListEntries;
   listPath: string[];
   pages: number;
   source: DocSource;
@@ -58,7 +60,7 @@ export async function fetchList(ctx: ListContext, req: ListRequest): Promise<Lis
   return fetchAllPages(ctx, req, reused.firstPage);
 }
 
-type Fetched = Awaited<ReturnType<PortalClient['getJson']>>;
+type Fetched = Awaited<ReturnType<PortalClient['getJsonList']>>;
 
 /** Conditional requests for every page of the previous run; any 200 ends it (and page 1's 200 is kept). */
 async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc?: ListDoc; firstPage?: Fetched }> {
@@ -73,34 +75,34 @@ async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc
   if (!previous.pages.every((p) => ctx.client.replayable(p.url))) return {};
   const published = await ctx.published(req.mirrorPath);
   if (!published || sha256(published) !== previous.sha256) return {};
-  let json: unknown;
+  let list: JsonList;
   try {
-    json = JSON.parse(published.toString('utf8').replace(/^\uFEFF/, ''));
+    list = readJsonList(published);
   } catch {
     return {};
   }
   for (const [i, page] of confirmed ? [] : previous.pages.entries()) {
-    const result = await ctx.client.getJson(page.url, { etag: page.etag, lastModified: page.lastModified }, { signal: ctx.signal });
+    const result = await ctx.client.getJsonList(page.url, { etag: page.etag, lastModified: page.lastModified }, { signal: ctx.signal });
     if (!result.notModified) return i === 0 ? { firstPage: result } : {};
   }
-  const { items, path } = listIn(json, ctx, req, ctx.client.urlFor(previous.pages[0]!.url));
+  const { entries, path } = listIn(list, ctx, req, ctx.client.urlFor(previous.pages[0]!.url));
   // An unchanged list is held to today's limit too (it may have been lowered since the last build).
-  if (items.length > req.maxItems) throw tooMany(ctx, req);
+  if (entries.length > req.maxItems) throw tooMany(ctx, req);
   ctx.cache.recordDoc(req.mirrorPath, previous);
-  return { doc: { bytes: published, json, items, listPath: path, pages: previous.pages.length, source: 'not-modified', entry: previous } };
+  return { doc: { bytes: published, entries, listPath: path, pages: previous.pages.length, source: 'not-modified', entry: previous } };
 }
 
 async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fetched | undefined): Promise<ListDoc> {
   const pages: PageEntry[] = [];
   const seen = new Set<string>();
-  let items: unknown[] = [];
-  let first: { json: unknown; body: Buffer; path: string[] } | undefined;
+  let entries = ListEntries.of([]);
+  let first: { list: JsonList; body: Buffer; path: string[] } | undefined;
   let url: string | undefined = listUrl(ctx, req);
   while (url !== undefined) {
     seen.add(url);
-    const result: Fetched = prefetched ?? (await ctx.client.getJson(url, undefined, { signal: ctx.signal }));
+    const result: Fetched = prefetched ?? (await ctx.client.getJsonList(url, undefined, { signal: ctx.signal }));
     prefetched = undefined;
-    if (result.notModified) {
+    if (result.notModified || !result.list) {
       throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified to a request without validators.`, result.contentType, '');
     }
     const hash = sha256(result.body);
@@ -109,13 +111,12 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
       ctx.warn(`${requestLabel(url)}: this page repeats an earlier one; stopping paging here (check the paging settings).`);
       break;
     }
-    const found = listIn(result.json, ctx, req, url);
+    const found = listIn(result.list, ctx, req, url);
     pages.push({ url: ctx.client.keyFor(url), etag: result.etag, lastModified: result.lastModified, sha256: hash });
-    if (!first) first = { json: result.json, body: result.body, path: found.path };
-    // concat, not push(...items): a spread of 100,000 arguments overflows the stack.
-    items = items.concat(found.items);
-    if (items.length > req.maxItems) throw tooMany(ctx, req);
-    const next = nextPageUrl({ json: result.json, link: result.link, url, itemCount: found.items.length }, ctx.paging);
+    if (!first) first = { list: result.list, body: result.body, path: found.path };
+    entries = pages.length === 1 ? found.entries : entries.concat(found.entries);
+    if (entries.length > req.maxItems) throw tooMany(ctx, req);
+    const next = nextPageUrl({ json: result.list.shape, link: result.link, url, itemCount: found.entries.length }, ctx.paging);
     url = next === undefined ? undefined : ctx.client.urlFor(new URL(next, result.url).href);
     if (url !== undefined && seen.has(url)) {
       ctx.warn(`${requestLabel(url)}: the next-page link points to a page already fetched; stopping paging here.`);
@@ -129,11 +130,34 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
     }
   }
   if (!first) throw new Error('internal: a list fetch ended without a page');
-  const merged = pages.length === 1 ? first.json : asSinglePage(replaceList(first.json, first.path, items));
-  const bytes = pages.length === 1 ? first.body : Buffer.from(JSON.stringify(merged));
+  const bytes = pages.length === 1 ? first.body : mergedBytes(first.list, first.path, entries);
   const entry = { sha256: sha256(bytes), pages };
   ctx.cache.recordDoc(req.mirrorPath, entry);
-  return { bytes, json: merged, items, listPath: first.path, pages: pages.length, source: 'fetched', entry };
+  return { bytes, entries, listPath: first.path, pages: pages.length, source: 'fetched', entry };
+}
+
+/**
+ * The mirror of a paged list: page 1 with its list replaced by every entry, as one page
+ * (asSinglePage), exactly JSON.stringify of that value, made with a stand-in string where the list
+ * goes so that the entries are stringified one at a time.
+ */
+function mergedBytes(first: JsonList, path: string[], entries: ListEntries): Buffer {
+  const stand = JSON.stringify(`calfeed-list-${randomUUID()}`);
+  const envelope = first.replaced(path, JSON.parse(stand));
+  const text = envelope === undefined ? '' : JSON.stringify(asSinglePage(envelope));
+  const at = text.indexOf(stand);
+  // A list the shape cannot tell, or one the page rules moved or copied (under a counter's name): the plain way.
+  if (at === -1 || text.indexOf(stand, at + 1) !== -1) {
+    return Buffer.from(JSON.stringify(asSinglePage(replaceList(first.full(), path, entries.toArray()))));
+  }
+  const parts = [Buffer.from(text.slice(0, at) + '[')];
+  for (let i = 0; i < entries.length; i += 1000) {
+    const chunk: string[] = [];
+    for (let k = i; k < Math.min(i + 1000, entries.length); k++) chunk.push(JSON.stringify(entries.at(k)));
+    parts.push(Buffer.from((i === 0 ? '' : ',') + chunk.join(',')));
+  }
+  parts.push(Buffer.from(']' + text.slice(at + stand.length)));
+  return Buffer.concat(parts);
 }
 
 function tooMany(ctx: ListContext, req: ListRequest): LimitError {
@@ -148,8 +172,22 @@ function listUrl(ctx: ListContext, req: ListRequest): string {
   return ctx.client.urlFor(firstPageUrl(ctx.client.urlFor(req.path), ctx.paging));
 }
 
+/** The list's entries and where they are: findList on the shape when it can tell, else on the whole body. */
+function listIn(list: JsonList, ctx: ListContext, req: ListRequest, url: string): { entries: ListEntries; path: string[] } {
+  let path: string[] | undefined;
+  try {
+    path = findList(list.shape, req.kind, explicitPath(ctx, req.kind)).path;
+  } catch {
+    // An explicit path into an array's elements, or no list at all: the whole body says which.
+  }
+  const entries = path && list.entriesAt(path);
+  if (path && entries) return { entries, path };
+  const found = findListIn(list.full(), ctx, req, url);
+  return { entries: ListEntries.of(found.items), path: found.path };
+}
+
 /** findList, with the URL in front of its message: the log must say which response had no list. */
-function listIn(json: unknown, ctx: ListContext, req: ListRequest, url: string): { items: unknown[]; path: string[] } {
+function findListIn(json: unknown, ctx: ListContext, req: ListRequest, url: string): { items: unknown[]; path: string[] } {
   try {
     return findList(json, req.kind, explicitPath(ctx, req.kind));
   } catch (error) {

@@ -6,6 +6,7 @@
 
 import { CalfeedError } from '../errors.js';
 import type { FetchResult, PortalClient } from '../http/client.js';
+import type { JsonList } from '../http/json-list.js';
 import { isFatal, type DetailsFailure } from './crawl.js';
 import { apiPaths } from './api-paths.js';
 import { sha256, type DocEntry } from './cache.js';
@@ -22,7 +23,7 @@ export interface ProbeResult {
   /** Lists found unchanged: mirror path -> the SHA-256 of the mirror they confirm. */
   confirmed: Map<string, string>;
   /** First pages fetched and found changed: mirror path -> the response (the crawl starts from it). */
-  firstPages: Map<string, FetchResult & { json: unknown }>;
+  firstPages: Map<string, FetchResult & { list: JsonList | undefined }>;
 }
 
 /**
@@ -64,10 +65,10 @@ async function probeOne(client: PortalClient, list: ListRecord, result: ProbeRes
     return;
   }
   for (const [i, page] of entry.pages.entries()) {
-    let response: FetchResult & { json: unknown };
+    let response: FetchResult & { list: JsonList | undefined };
     try {
       const validators = page.etag || page.lastModified ? { etag: page.etag, lastModified: page.lastModified } : undefined;
-      response = await client.getJson(page.url, validators, { signal });
+      response = await client.getJsonList(page.url, validators, { signal });
     } catch (error) {
       // The crawl makes the same request and reports the failure in its own words (with the
       // calendar's title).

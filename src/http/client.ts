@@ -9,7 +9,8 @@ import { Agent } from 'undici';
 import { CalfeedError } from '../errors.js';
 import { HttpError, requestLabel, statusLine } from './errors.js';
 import { exchange, type Exchange } from './exchange.js';
-import { parseJson } from './json.js';
+import type { JsonList } from './json-list.js';
+import { parseJson, parseJsonList } from './json.js';
 import { Gate, Pacer } from './rate-limit.js';
 import { bodySnippet } from './redact.js';
 import { parseRetryAfter, retryWait } from './retry.js';
@@ -163,6 +164,13 @@ export class PortalClient {
     const result = await this.get(pathOrUrl, validators, call);
     if (result.notModified) return { ...result, json: undefined };
     return { ...result, json: parseJson(result, this.opts.token) };
+  }
+
+  /** GET a list and read it with its entries kept as text (parseJsonList); the errors of getJson. */
+  async getJsonList(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<FetchResult & { list: JsonList | undefined }> {
+    const result = await this.get(pathOrUrl, validators, call);
+    if (result.notModified) return { ...result, list: undefined };
+    return { ...result, list: parseJsonList(result, this.opts.token) };
   }
 
   /** The client's signal combined with a call's, made once per call signal. */

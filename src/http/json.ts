@@ -5,6 +5,7 @@ import { ResponseError, requestLabel, statusLine } from './errors.js';
 import type { FetchResult } from './client.js';
 import { escapePortal } from '../safe-text.js';
 import { jsonTextProblem } from './json-text.js';
+import { parsedList, shapeOf, type JsonList } from './json-list.js';
 import { bodySnippet, redact } from './redact.js';
 
 /** Parses a response body as JSON; ResponseError naming the URL, content type and first bytes otherwise. */
@@ -32,4 +33,11 @@ export function parseJson(result: FetchResult, token: string | undefined): unkno
     const detail = escapePortal(redact((error as Error).message, token));
     throw fail(looksHtml ? 'expected JSON but got an HTML page' : `the body is not valid JSON (${detail})`, error);
   }
+}
+
+/** Reads a list body (see json-list.ts): the entries kept as text; the errors of parseJson. */
+export function parseJsonList(result: FetchResult, token: string | undefined): JsonList {
+  const shaped = result.body.length > 0 && jsonTextProblem(result.body) === undefined ? shapeOf(result.body) : undefined;
+  // Anything the shape reader does not take is parsed whole: JSON.parse says what is wrong, or takes it.
+  return shaped ?? parsedList(parseJson(result, token));
 }

@@ -7,6 +7,7 @@
 // that render while the crawl of the other calendars goes on.
 
 import type { CrawlSink, DocSource, ListDoc, ListedEvent } from '../crawl/index.js';
+import { ListEntries } from '../http/json-list.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { normalizeCalendars, normalizeEvent, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
 import { paths } from '../paths.js';
@@ -23,14 +24,16 @@ import type { EventRef, EventSpool } from './spool.js';
 
 interface CalendarState {
   calendar: Calendar;
-  /** The events its list names (until the calendar is done). */
+  /** The events its list names, and the list's entries (until the calendar is done). */
   listed: ReadonlyMap<string, ListedEvent>;
+  entries: ListEntries;
   events: RefList;
   /** What reading its events gave besides the events: replayed when the calendar is taken whole. */
   notes: CalendarNotes;
 }
 
 const NOTHING_LISTED: ReadonlyMap<string, ListedEvent> = new Map();
+const NO_ENTRIES = ListEntries.of([]);
 // The codes of warnings that mean an event is skipped (normalizeEvent).
 const SKIPPED = new Set(['NO_ID', 'NO_START', 'BAD_TIME']);
 
@@ -118,14 +121,14 @@ export class Collector implements CrawlSink {
 
   async onCalendars(doc: ListDoc, segments: Map<string, string>): Promise<void> {
     await this.writeDoc(paths.calendarsMirror(), doc.bytes, doc.source);
-    const { calendars, warnings } = normalizeCalendars(doc.items, this.normalize);
+    const { calendars, warnings } = normalizeCalendars(doc.entries.toArray(), this.normalize);
     this.report(warnings);
     for (const calendar of calendars) {
       // The crawler's segments are the ones the mirror paths use; keep pages on the same ones.
       const slug = segments.get(calendar.id) ?? calendar.slug;
       const withSlug = { ...calendar, slug };
       this.calendars.push(withSlug);
-      this.byId.set(calendar.id, { calendar: withSlug, listed: NOTHING_LISTED, events: new RefList(calendar.id), notes: { warnings: [], unreadable: [] } });
+      this.byId.set(calendar.id, { calendar: withSlug, listed: NOTHING_LISTED, entries: NO_ENTRIES, events: new RefList(calendar.id), notes: { warnings: [], unreadable: [] } });
     }
   }
 
@@ -133,6 +136,7 @@ export class Collector implements CrawlSink {
     const state = this.state(calendarId);
     await this.writeDoc(paths.eventsMirror(state.calendar.slug), doc.bytes, doc.source);
     state.listed = events;
+    state.entries = doc.entries;
   }
 
   async onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void> {
@@ -158,6 +162,7 @@ export class Collector implements CrawlSink {
   async onCalendarDone(calendarId: string): Promise<void> {
     const state = this.state(calendarId);
     state.listed = NOTHING_LISTED;
+    state.entries = NO_ENTRIES;
     await this.renderCalendar?.(state.calendar, state.events);
   }
 
@@ -166,8 +171,8 @@ export class Collector implements CrawlSink {
   }
 
   private async add(state: CalendarState, eventId: string, details: unknown): Promise<void> {
-    const { entry, segment } = this.listedEvent(state, eventId);
-    const { event, warnings } = normalizeEvent(entry, details, state.calendar, segment, this.normalize);
+    const { index, segment } = this.listedEvent(state, eventId);
+    const { event, warnings } = normalizeEvent(state.entries.at(index), details, state.calendar, segment, this.normalize);
     this.listed++;
     if (!event) {
       const why = warnings.findLast((w) => SKIPPED.has(w.code)) ?? warnings.at(-1);

@@ -129,7 +129,7 @@ describe('crawling paged lists', () => {
     ]);
     const doc = sink.lists.get('c1')!;
     expect(doc.pages).toBe(3);
-    expect(doc.items).toHaveLength(25);
+    expect(doc.entries).toHaveLength(25);
     expect(report).toMatchObject({ events: 25, detailsFetched: 25, pages: 4 });
     // The mirror is page 1 with its list replaced by every item.
     const mirror = JSON.parse(sink.written.get(paths.eventsMirror('c1'))!.toString()) as Record<string, unknown>;
@@ -155,7 +155,7 @@ describe('crawling paged lists', () => {
       '/event-calendar/c1/events?limit=10&page=3',
       '/event-calendar/c1/events?limit=10&page=4',
     ]);
-    expect(sink.lists.get('c1')!.items).toHaveLength(25);
+    expect(sink.lists.get('c1')!.entries).toHaveLength(25);
     expect(JSON.parse(sink.written.get(paths.eventsMirror('c1'))!.toString())).toHaveLength(25);
   });
 
@@ -176,7 +176,7 @@ describe('crawling paged lists', () => {
       '/event-calendar/c1/events?page=2',
       '/event-calendar/c1/events?page=1',
     ]);
-    expect(sink.lists.get('c1')!.items).toHaveLength(20);
+    expect(sink.lists.get('c1')!.entries).toHaveLength(20);
     expect(report.warnings).toHaveLength(1);
     expect(report.warnings[0]).toContain('repeats an earlier one');
     expect(sink.warnings).toEqual(report.warnings);
@@ -201,7 +201,7 @@ describe('crawling paged lists', () => {
     const { report } = await runCrawl(p.url, await CrawlCache.load(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
     expect(p.server.requests.length - before).toBe(1 + 3);
     expect(report).toMatchObject({ listsNotModified: 2, detailsReused: 25 });
-    expect(sink.lists.get('c1')!.items).toHaveLength(25);
+    expect(sink.lists.get('c1')!.entries).toHaveLength(25);
   });
 
   it('a change on a later page refetches the whole list', async () => {

@@ -88,7 +88,7 @@ describe('probeLists', () => {
     expect(result.changed).toEqual({ mirrorPath: 'event-calendars', why: 'cals changed' });
     expect(requests).toEqual(['cals']);
     expect(result.confirmed.size).toBe(0);
-    expect(result.firstPages.get('event-calendars')?.json).toEqual([{ id: 1 }, { id: 3 }]);
+    expect(result.firstPages.get('event-calendars')?.list?.full()).toEqual([{ id: 1 }, { id: 3 }]);
   });
 
   it('stops asking once an event list changed (one at a time: none after it)', async () => {
