@@ -8,7 +8,7 @@ import { CalfeedError } from '../errors.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { createRenderContext } from '../render/context.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
-import { type CalendarJob, renderCalendar, renderEvent, type CalendarPages } from './page-pool.js';
+import { type CalendarJob, pagesTransfer, renderCalendar, renderEvent, type CalendarPages } from './page-pool.js';
 
 export interface PageWorkerData {
   templates: string | undefined;
@@ -38,15 +38,17 @@ const ctx = createRenderContext();
 
 port.on('message', (job: PageJob) => {
   let reply: PageReply;
+  let transfer: ArrayBuffer[] = [];
   try {
     reply =
       job.kind === 'event'
         ? { id: job.id, ...renderEvent(ctx, html, site, job.cal, job.event, job.page) }
         : { id: job.id, files: renderCalendar(ctx, html, site, job.job) };
+    if ('files' in reply) transfer = pagesTransfer(reply.files);
   } catch (error) {
     // Only calfeed's own error codes cross over; anything else is a BUILD error on the other side.
     const code = error instanceof CalfeedError ? error.code : undefined;
     reply = { id: job.id, error: { message: (error as Error).message, ...(code ? { code } : {}) } };
   }
-  port.postMessage(reply);
+  port.postMessage(reply, transfer);
 });

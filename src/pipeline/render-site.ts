@@ -135,8 +135,8 @@ export class SiteRenderer {
       await staging.write(paths.calendar(cal.slug, 'rss.xml'), files.rss);
       await staging.write(paths.calendar(cal.slug, 'atom.xml'), files.atom);
       await staging.write(paths.calendar(cal.slug, 'feed.json'), files.json);
-      await staging.write(paths.calendar(cal.slug, 'index.html'), files.index);
-      await staging.write(paths.calendar(cal.slug, 'past.html'), files.past);
+      await staging.writeChunks(paths.calendar(cal.slug, 'index.html'), files.index);
+      await staging.writeChunks(paths.calendar(cal.slug, 'past.html'), files.past);
       await staging.write(paths.calendar(cal.slug, 'widget.html'), files.widget);
       return Math.min(files.changesAt, site.clock.changesAt);
     });

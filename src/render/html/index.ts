@@ -8,7 +8,7 @@ import type { Calendar, FeedEvent, ListEvent, SiteContext } from '../../model.js
 import { paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import { loadTemplates } from './templates.js';
-import { calendarViews, eventView, indexView } from './view.js';
+import { calendarDayViews, eventView, indexView } from './view.js';
 
 export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
 export { isUpcoming } from './format.js';
@@ -18,6 +18,8 @@ export interface HtmlRenderer {
   index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext): string;
   /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
   calendar(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: string; past: string; widget: string };
+  /** calendar(), its index and past pages in pieces (a few days each): a page of 100,000 events is never one string. */
+  calendarPieces(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: Iterable<string>; past: Iterable<string>; widget: string };
   /** calendars/{slug}/events/{eventSlug}.html: the whole event, with JSON-LD and an "add to calendar" link. */
   event(ctx: RenderContext, cal: Calendar, event: FeedEvent, site: SiteContext): string;
   /** Static assets written at the site root, keyed by output path: style.css, widget.js, page.js. */
@@ -25,6 +27,9 @@ export interface HtmlRenderer {
   /** Changes whenever a template or asset in effect changes (built-in or --templates). */
   readonly fingerprint: string;
 }
+
+/** Events per piece of a calendar page's day list (whole days; see calendarPieces). */
+const DAYS_PIECE_EVENTS = 500;
 
 /** The site-root assets the pages and the widget snippet refer to. */
 export const ASSET_FILES = ['style.css', 'widget.js', 'page.js'] as const;
@@ -42,16 +47,21 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     if (text === undefined) throw new CalfeedError('BUILD', `templates/assets/${name} is missing; reinstall calfeed.`);
     assets[paths.site(name)] = text;
   }
+  const calendarPieces: HtmlRenderer['calendarPieces'] = (ctx, cal, events, site) => {
+    const views = calendarDayViews(ctx, cal, events, site);
+    return {
+      index: templates.renderDays('calendar', views.index, views.index.days, DAYS_PIECE_EVENTS),
+      past: templates.renderDays('past', views.past, views.past.days, DAYS_PIECE_EVENTS),
+      widget: templates.render('widget', views.widget),
+    };
+  };
   return {
     index: (ctx, calendars, upcoming, site) => templates.render('index', indexView(ctx, calendars, upcoming, site)),
     calendar(ctx, cal, events, site) {
-      const views = calendarViews(ctx, cal, events, site);
-      return {
-        index: templates.render('calendar', views.index),
-        past: templates.render('past', views.past),
-        widget: templates.render('widget', views.widget),
-      };
+      const pieces = calendarPieces(ctx, cal, events, site);
+      return { index: [...pieces.index].join(''), past: [...pieces.past].join(''), widget: pieces.widget };
     },
+    calendarPieces,
     event: (ctx, cal, event, site) => templates.render('event', eventView(ctx, cal, event, site)),
     assets: () => ({ ...assets }),
     fingerprint: templates.fingerprint,

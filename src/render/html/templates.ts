@@ -2,7 +2,7 @@
 // does so once, before any page is rendered. Built-in files come from the package's templates/
 // folder; a user folder (--templates) overlays files of the same relative name.
 
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import fg from 'fast-glob';
 import Handlebars from 'handlebars';
 import { CalfeedError, ConfigError } from '../../errors.js';
 import { stripControl } from '../text.js';
+import { allDays, type DayList } from './view.js';
 
 /** The package's own templates/ folder (the same relative place from src/ and from dist/). */
 export const BUILTIN_TEMPLATES = fileURLToPath(new URL('../../../templates/', import.meta.url));
@@ -17,6 +18,8 @@ export const BUILTIN_TEMPLATES = fileURLToPath(new URL('../../../templates/', im
 /** Pages every renderer needs; a user folder may add partials but not new pages. */
 export const PAGE_NAMES = ['index', 'calendar', 'past', 'widget', 'event'] as const;
 export type PageName = (typeof PAGE_NAMES)[number];
+/** The pages with a day list. */
+export type DaysPageName = 'calendar' | 'past';
 
 // strict: a misspelt field in a (user) template fails the build instead of rendering blank.
 // Prototype access stays at Handlebars' closed default: templates only see own properties.
@@ -25,6 +28,12 @@ const COMPILE_OPTIONS: CompileOptions = { strict: true, preventIndent: true };
 export interface TemplateSet {
   /** Render a page template with a plain view model. */
   render(name: PageName, view: object): string;
+  /**
+   * Render a page with a day list (`days`, rendered by partials/day-list) in pieces, the day list a
+   * part at a time: render()'s text, never whole. In one piece when the page or the day list is
+   * the user's (only the built-in ones are known to use `days` for nothing else).
+   */
+  renderDays(name: DaysPageName, view: object, days: DayList, size: number): Iterable<string>;
   /** Static assets (style.css, widget.js, ...), by file name. */
   assets: Record<string, string>;
   /** Hash of every template and asset source in effect, so a changed template re-renders pages. */
@@ -107,9 +116,14 @@ export async function loadTemplates(userDir?: string, builtinDir: string = BUILT
     if (!pages.has(name)) throw new CalfeedError('BUILD', `Template pages/${name}.hbs is missing from ${builtinDir}; reinstall calfeed.`);
   }
 
+  // The day list and the pages that show it as the package has them: renderDays may cut them up.
+  const builtin = (rel: string): boolean => sources.get(rel)?.file === join(builtinDir, rel);
+  const dayList = builtin('partials/day-list.hbs') ? (hb.partials['day-list'] as HandlebarsTemplateDelegate) : undefined;
+  const mark = `calfeed-days-${randomUUID()}`;
+
   const hash = createHash('sha256');
   for (const [rel, src] of [...sources].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${rel}\0${src.text}\0`);
-  return {
+  const set: TemplateSet = {
     assets,
     fingerprint: hash.digest('base64url'),
     render(name, view) {
@@ -119,14 +133,43 @@ export async function loadTemplates(userDir?: string, builtinDir: string = BUILT
         // meaningful on a page, and JSON-LD keeps them as \u escapes, so strip the whole page once.
         return stripControl(page.template(view));
       } catch (error) {
-        const detail = error instanceof Error ? error.message : String(error);
-        throw new CalfeedError(
-          'BUILD',
-          `Template ${page.src.file} (or a partial it uses) failed to render: ${detail}. ` +
-            'Templates can use only the fields calfeed documents for each page.',
-          { cause: error },
-        );
+        throw renderError(page.src, error);
       }
     },
+    *renderDays(name, view, days, size) {
+      const page = pages.get(name)!;
+      let around: string[] | undefined;
+      try {
+        // The page with a mark where the day list goes: what comes before and after it.
+        const marked = dayList && builtin(`pages/${name}.hbs`) ? page.template({ ...view, days: { length: days.length } }, { partials: { 'day-list': () => mark } }) : '';
+        around = marked.split(mark);
+      } catch (error) {
+        throw renderError(page.src, error);
+      }
+      if (around.length !== 2) {
+        yield set.render(name, { ...view, days: allDays(days) });
+        return;
+      }
+      // Each piece is stripped on its own: a cut falls between two days, in the template's own text.
+      yield stripControl(around[0]!);
+      for (const part of days.parts(size)) {
+        try {
+          yield stripControl(dayList!({ ...view, days: part }));
+        } catch (error) {
+          throw renderError(page.src, error);
+        }
+      }
+      yield stripControl(around[1]!);
+    },
   };
+  return set;
+}
+
+function renderError(src: Source, error: unknown): CalfeedError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new CalfeedError(
+    'BUILD',
+    `Template ${src.file} (or a partial it uses) failed to render: ${detail}. ` + 'Templates can use only the fields calfeed documents for each page.',
+    { cause: error },
+  );
 }

@@ -133,19 +133,49 @@ function eventHref(cal: Calendar, e: Pick<ListEvent, 'slug'>, fromFile: string):
  * events that started before today (a multi-day event in progress) are listed under today, where a
  * visitor looks for them.
  */
-function groupByDay(c: Scope, cal: Calendar, events: readonly ListEvent[], zone: string, fromFile: string, todayKey: string | null): DayView[] {
-  const days = new Map<string, DayView>();
-  for (const e of events) {
+function groupByDay(c: Scope, cal: Calendar, events: readonly ListEvent[], zone: string, fromFile: string, todayKey: string | null): DayList {
+  // The events of each day by position, kept apart from their views: a day list of 100,000 events
+  // is rendered a few days at a time (parts), its views made only for the days at hand.
+  const days = new Map<string, number[]>();
+  events.forEach((e, i) => {
     const own = eventDayKey(c.ctx, e.when, zone);
     const key = todayKey !== null && own < todayKey ? todayKey : own;
-    let day = days.get(key);
-    if (!day) {
-      day = { key, label: formatDay(c.ctx, key, c.locale), events: [] };
-      days.set(key, day);
-    }
-    day.events.push(item(c, cal, e, zone, fromFile, todayKey));
-  }
-  return [...days.values()];
+    const day = days.get(key);
+    if (day) day.push(i);
+    else days.set(key, [i]);
+  });
+  const views = (group: Array<[string, number[]]>): DayView[] =>
+    group.map(([key, at]) => ({ key, label: formatDay(c.ctx, key, c.locale), events: at.map((i) => item(c, cal, events[i]!, zone, fromFile, todayKey)) }));
+  return {
+    length: days.size,
+    *parts(size) {
+      let group: Array<[string, number[]]> = [];
+      let count = 0;
+      for (const day of days) {
+        group.push(day);
+        count += day[1].length;
+        if (count >= size) {
+          yield views(group);
+          group = [];
+          count = 0;
+        }
+      }
+      if (group.length > 0) yield views(group);
+    },
+  };
+}
+
+/** A page's days, each with its events' views, made a part at a time. */
+export interface DayList {
+  /** How many days. */
+  readonly length: number;
+  /** The days in order, in parts of whole days with at least `size` events each (but the last). */
+  parts(size: number): Iterable<DayView[]>;
+}
+
+/** Every day of a DayList, at once. */
+export function allDays(days: DayList): DayView[] {
+  return [...days.parts(Infinity)].flat();
 }
 
 /** A calendar's events split at "now": upcoming by start, past newest first. */
@@ -210,6 +240,12 @@ export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming
 
 /** Views of a calendar's index.html, past.html and widget.html. */
 export function calendarViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext) {
+  const views = calendarDayViews(ctx, cal, events, site);
+  return { ...views, index: { ...views.index, days: allDays(views.index.days) }, past: { ...views.past, days: allDays(views.past.days) } };
+}
+
+/** calendarViews, with the days of the index and past pages as DayLists (made a part at a time). */
+export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext) {
   const c = scope(ctx, site);
   const zone = zoneOf(ctx, cal, site);
   const { upcoming, past } = splitEvents(ctx, cal, events, site);

@@ -1,0 +1,41 @@
+// A calendar page's day list rendered a few days at a time must be the page rendered whole, byte
+// for byte: the pieces are only a way not to hold a page of 100,000 events at once.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRenderContext } from '../../../src/render/context.js';
+import { loadTemplates } from '../../../src/render/html/templates.js';
+import { calendarDayViews, calendarViews } from '../../../src/render/html/view.js';
+import { sampleCalendar, sampleSite } from '../../fixtures/sample.js';
+import { dayEvents as events } from './day-events.js';
+
+const ctx = createRenderContext();
+const site = sampleSite();
+const cal = sampleCalendar();
+
+/** Events before and after "now" (timed, all-day, ongoing, cancelled, with control characters), in the order given. */
+const eventsArb = fc.array(
+  fc.record({ hours: fc.integer({ min: -24 * 40, max: 24 * 40 }), length: fc.integer({ min: 1, max: 24 * 5 }), allDay: fc.boolean(), cancelled: fc.boolean(), title: fc.string() }),
+  { maxLength: 60 },
+);
+
+
+describe('calendar pages in pieces', () => {
+  it('join to the page rendered whole, for any piece size', async () => {
+    const templates = await loadTemplates();
+    await fc.assert(
+      fc.asyncProperty(eventsArb, fc.integer({ min: 1, max: 8 }), async (specs, size) => {
+        const list = events(specs);
+        const whole = calendarViews(ctx, cal, list, site);
+        const pieces = calendarDayViews(ctx, cal, list, site);
+        const index = [...templates.renderDays('calendar', pieces.index, pieces.index.days, size)];
+        const past = [...templates.renderDays('past', pieces.past, pieces.past.days, size)];
+        expect(index.join('')).toBe(templates.render('calendar', whole.index));
+        expect(past.join('')).toBe(templates.render('past', whole.past));
+        // Cut up indeed: the page around the list, and a piece per `size` events at least.
+        if (whole.index.days.length > 0) expect(index.length).toBeGreaterThanOrEqual(3);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+});
