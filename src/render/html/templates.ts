@@ -31,7 +31,8 @@ export interface TemplateSet {
   /**
    * Render a page with a day list (`days`, rendered by partials/day-list) in pieces, the day list a
    * part at a time: render()'s text, never whole. In one piece when the page or the day list is
-   * the user's (only the built-in ones are known to use `days` for nothing else).
+   * the user's, or a template of the user's names `days` or `@../` (only the built-in ones are
+   * known to look at the days in no other way).
    */
   renderDays(name: DaysPageName, view: object, days: DayList, size: number): Iterable<string>;
   /** Static assets (style.css, widget.js, ...), by file name. */
@@ -116,9 +117,11 @@ export async function loadTemplates(userDir?: string, builtinDir: string = BUILT
     if (!pages.has(name)) throw new CalfeedError('BUILD', `Template pages/${name}.hbs is missing from ${builtinDir}; reinstall calfeed.`);
   }
 
-  // The day list and the pages that show it as the package has them: renderDays may cut them up.
+  // The day list and the pages that show it as the package has them: renderDays may cut them up,
+  // unless a template of the user's looks at the days or at the day's place among them (@../).
   const builtin = (rel: string): boolean => sources.get(rel)?.file === join(builtinDir, rel);
-  const dayList = builtin('partials/day-list.hbs') ? (hb.partials['day-list'] as HandlebarsTemplateDelegate) : undefined;
+  const ownDays = [...sources].some(([rel, src]) => !builtin(rel) && /\bdays\b|@\.\.\//.test(src.text));
+  const dayList = builtin('partials/day-list.hbs') && !ownDays ? (hb.partials['day-list'] as HandlebarsTemplateDelegate) : undefined;
   const mark = `calfeed-days-${randomUUID()}`;
 
   const hash = createHash('sha256');

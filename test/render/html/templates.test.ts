@@ -9,7 +9,7 @@ import { sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixt
 import { byClass, parse, select, text } from './dom.js';
 import { createRenderContext } from '../../../src/render/context.js';
 import { loadTemplates } from '../../../src/render/html/templates.js';
-import { calendarViews } from '../../../src/render/html/view.js';
+import { calendarDayViews, calendarViews } from '../../../src/render/html/view.js';
 import { dayEvents } from './day-events.js';
 
 const ctx = createRenderContext();
@@ -116,21 +116,21 @@ describe('user templates', () => {
     expect(error.message).toContain('calfeed-no-such-folder-');
   });
 
-  it('for the page or the day list: calendar pages in one piece, the same bytes as rendered whole', async () => {
+  it('for the page, the day list, or one that looks at the days (@root.days, @../index): calendar pages whole, the same bytes', async () => {
     const cal = sampleCalendar();
     const list = dayEvents(Array.from({ length: 30 }, (_, i) => ({ hours: i * 7 - 100, length: 2, allDay: i % 5 === 0, cancelled: i % 7 === 0, title: `t${i}` })));
     for (const files of <Array<Record<string, string>>>[
       { 'partials/day-list.hbs': '{{#each days}}<h3>{{@index}} {{label}}</h3>{{#each events}}{{> event-item}}{{/each}}{{/each}}' },
       { 'pages/calendar.hbs': '{{#> layouts/base}}{{days.length}} days: {{> day-list}}{{#each days}}{{key}}{{/each}}{{/layouts/base}}' },
       { 'partials/event-item.hbs': '<li>{{title}} ({{@index}})</li>\n' },
+      { 'partials/event-item.hbs': '<li>{{title}} of {{@root.days.length}} days, day {{@../index}}</li>\n' },
     ]) {
-      const dir = await userDir(files);
-      const templates = await loadTemplates(dir);
-      const html = await loadHtmlRenderer(dir);
+      const templates = await loadTemplates(await userDir(files));
       const whole = calendarViews(ctx, cal, list, site);
-      const pieces = html.calendarPieces(ctx, cal, list, site);
-      expect([...pieces.index].join('')).toBe(templates.render('calendar', whole.index));
-      expect([...pieces.past].join('')).toBe(templates.render('past', whole.past));
+      // Pieces of one event (whole days) at most, were they cut up.
+      const pieces = calendarDayViews(ctx, cal, list, site);
+      expect([...templates.renderDays('calendar', pieces.index, pieces.index.days, 1)].join('')).toBe(templates.render('calendar', whole.index));
+      expect([...templates.renderDays('past', pieces.past, pieces.past.days, 1)].join('')).toBe(templates.render('past', whole.past));
     }
   });
 });
