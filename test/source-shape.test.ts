@@ -18,9 +18,9 @@ const LARGE_FILES: Record<string, number> = {
   // The build orchestration and the crawl cache are being replaced by one build store (issue 18).
   'pipeline/build.ts': 560,
   'crawl/cache.ts': 445,
-  'crawl/crawl.ts': 370,
+  'crawl/crawl.ts': 375,
   // Every page's view model: splitting by page kind is planned with the site redesign (issue 19).
-  'render/html/view.ts': 385,
+  'render/html/view.ts': 415,
   'publish/dir-staging.ts': 360,
 };
 

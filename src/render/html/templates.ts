@@ -117,11 +117,9 @@ export async function loadTemplates(userDir?: string, builtinDir: string = BUILT
     if (!pages.has(name)) throw new CalfeedError('BUILD', `Template pages/${name}.hbs is missing from ${builtinDir}; reinstall calfeed.`);
   }
 
-  // The day list and the pages that show it as the package has them: renderDays may cut them up,
-  // unless a template of the user's looks at the days or at the day's place among them (@../).
+  // The day list, when renderDays may cut the pages that show it into pieces.
   const builtin = (rel: string): boolean => sources.get(rel)?.file === join(builtinDir, rel);
-  const ownDays = [...sources].some(([rel, src]) => !builtin(rel) && /\bdays\b|@\.\.\//.test(src.text));
-  const dayList = builtin('partials/day-list.hbs') && !ownDays ? (hb.partials['day-list'] as HandlebarsTemplateDelegate) : undefined;
+  const dayList = cuttableDayList(hb, sources, builtin);
   const mark = `calfeed-days-${randomUUID()}`;
 
   const hash = createHash('sha256');
@@ -139,33 +137,54 @@ export async function loadTemplates(userDir?: string, builtinDir: string = BUILT
         throw renderError(page.src, error);
       }
     },
-    *renderDays(name, view, days, size) {
-      const page = pages.get(name)!;
-      let around: string[] | undefined;
-      try {
-        // The page with a mark where the day list goes: what comes before and after it.
-        const marked = dayList && builtin(`pages/${name}.hbs`) ? page.template({ ...view, days: { length: days.length } }, { partials: { 'day-list': () => mark } }) : '';
-        around = marked.split(mark);
-      } catch (error) {
-        throw renderError(page.src, error);
-      }
-      if (around.length !== 2) {
-        yield set.render(name, { ...view, days: allDays(days) });
-        return;
-      }
-      // Each piece is stripped on its own: a cut falls between two days, in the template's own text.
-      yield stripControl(around[0]!);
-      for (const part of days.parts(size)) {
-        try {
-          yield stripControl(dayList!({ ...view, days: part }));
-        } catch (error) {
-          throw renderError(page.src, error);
-        }
-      }
-      yield stripControl(around[1]!);
+    renderDays(name, view, days, size) {
+      const cut = dayList !== undefined && builtin(`pages/${name}.hbs`) ? { dayList, mark } : undefined;
+      const whole = (): string => set.render(name, { ...view, days: allDays(days) });
+      return daysInPieces({ page: pages.get(name)!, cut, whole }, view, days, size);
     },
   };
   return set;
+}
+
+/**
+ * The built-in day list partial, when the pages showing it may be rendered in pieces: unless a
+ * template of the user's looks at the days or at a day's place among them (@../), or replaces it.
+ */
+function cuttableDayList(hb: typeof Handlebars, sources: ReadonlyMap<string, Source>, builtin: (rel: string) => boolean): HandlebarsTemplateDelegate | undefined {
+  const ownDays = [...sources].some(([rel, src]) => !builtin(rel) && /\bdays\b|@\.\.\//.test(src.text));
+  return builtin('partials/day-list.hbs') && !ownDays ? (hb.partials['day-list'] as HandlebarsTemplateDelegate) : undefined;
+}
+
+interface DaysPage {
+  page: { src: Source; template: HandlebarsTemplateDelegate };
+  /** The day list partial and the mark put in its place; undefined: the page is rendered whole. */
+  cut: { dayList: HandlebarsTemplateDelegate; mark: string } | undefined;
+  whole: () => string;
+}
+
+/** A page with a day list, in pieces: what comes before the list, the list a part at a time, what comes after. */
+function* daysInPieces({ page, cut, whole }: DaysPage, view: object, days: DayList, size: number): Generator<string> {
+  let around: string[] = [];
+  try {
+    // The page with a mark where the day list goes: what comes before and after it.
+    if (cut) around = page.template({ ...view, days: { length: days.length } }, { partials: { 'day-list': () => cut.mark } }).split(cut.mark);
+  } catch (error) {
+    throw renderError(page.src, error);
+  }
+  if (!cut || around.length !== 2) {
+    yield whole();
+    return;
+  }
+  // Each piece is stripped on its own: a cut falls between two days, in the template's own text.
+  yield stripControl(around[0]!);
+  for (const part of days.parts(size)) {
+    try {
+      yield stripControl(cut.dayList({ ...view, days: part }));
+    } catch (error) {
+      throw renderError(page.src, error);
+    }
+  }
+  yield stripControl(around[1]!);
 }
 
 function renderError(src: Source, error: unknown): CalfeedError {
