@@ -1,7 +1,7 @@
-// Reading a file line by line without holding it whole: the crawl cache and the manifest run to
-// tens of megabytes at 100,000 events.
+// Reading a file line by line without holding it whole: the build store and the manifest run to
+// tens of megabytes and more at 100,000 events.
 
-import { createReadStream } from 'node:fs';
+import { createReadStream, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
 /**
@@ -48,15 +48,73 @@ export class LineSplitter {
   }
 }
 
-/** One member line written by entryLines (`"key":value`, a trailing comma allowed); undefined if it is not one. */
-export function parseEntryLine(text: string): [string, unknown] | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(`{${text.endsWith(',') ? text.slice(0, -1) : text}}`);
-  } catch {
-    return undefined;
+/**
+ * A file read a line at a time as bytes, each with its offset, where the caller may skip a
+ * stretch of bytes without reading it (the build store's events, which are read by offset).
+ * Synchronous: it runs before the build starts anything else.
+ */
+export class ByteLines {
+  private buf = Buffer.allocUnsafe(1 << 20);
+  // File offset of buf[0]; the unread bytes are buf[start, end).
+  private base = 0;
+  private start = 0;
+  private end = 0;
+
+  constructor(
+    private readonly fd: number,
+    at = 0,
+  ) {
+    this.base = at;
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const entries = Object.entries(parsed);
-  return entries.length === 1 ? entries[0] : undefined;
+
+  /** The offset of the next unread byte. */
+  get offset(): number {
+    return this.base + this.start;
+  }
+
+  /**
+   * The next line without its '\n' (a view, valid until the next call); undefined at the end of
+   * the file, when the file ends without a '\n', or when the line would be longer than `max` bytes.
+   */
+  line(max: number): Buffer | undefined {
+    let from = this.start;
+    for (;;) {
+      const nl = this.buf.subarray(0, this.end).indexOf(10, from);
+      if (nl >= 0) {
+        const line = this.buf.subarray(this.start, nl);
+        this.start = nl + 1;
+        return line;
+      }
+      const searched = this.end - this.start;
+      if (searched > max || !this.more()) return undefined;
+      from = this.start + searched;
+    }
+  }
+
+  /** Pass over `n` bytes. */
+  skip(n: number): void {
+    if (this.start + n <= this.end) {
+      this.start += n;
+      return;
+    }
+    this.base = this.offset + n;
+    this.start = this.end = 0;
+  }
+
+  // Moves the unread bytes to the front (growing the buffer when they fill it) and reads more;
+  // false at the end of the file.
+  private more(): boolean {
+    const unread = this.end - this.start;
+    if (unread === this.buf.length) {
+      const grown = Buffer.allocUnsafe(this.buf.length * 2);
+      this.buf.copy(grown, 0, this.start, this.end);
+      this.buf = grown;
+    } else this.buf.copy(this.buf, 0, this.start, this.end);
+    this.base += this.start;
+    this.start = 0;
+    this.end = unread;
+    const n = readSync(this.fd, this.buf, this.end, this.buf.length - this.end, this.base + this.end);
+    this.end += n;
+    return n > 0;
+  }
 }

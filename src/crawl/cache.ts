@@ -2,18 +2,13 @@
 // validators (ETag, Last-Modified) and the sha256 of what was published; for each event, a hash of
 // its list entry and when its details were last checked. The cache only ever saves requests: the
 // crawler trusts an entry only when the published bytes still hash to it, so a stale, foreign or
-// corrupt cache costs a full crawl, never a wrong build.
+// corrupt cache costs a full crawl, never a wrong build. Kept in the build store (D and E rows,
+// see src/state/build-store.ts).
 
 import { createHash } from 'node:crypto';
-import { parseEntryLine, readLines } from '../read-lines.js';
-import { readFile } from 'node:fs/promises';
-import { StringIndex } from '../string-index.js';
-import { jsonEntryLines, preparePiecesAtomic, type PreparedFile } from '../write-lines.js';
 import { join } from 'node:path';
 import { AppendFile } from '../append-file.js';
-
-const FILE = 'crawl.json';
-const VERSION = 1;
+import { StringIndex } from '../string-index.js';
 
 export interface PageEntry {
   /** Token-free request URL, relative to the base URL when under it (PortalClient.keyFor). */
@@ -37,55 +32,21 @@ export interface EventEntry {
   checkedAt: number;
 }
 
-/** Build state for incremental crawls: read the previous run, record this one, save atomically. */
+/** Build state for incremental crawls: what the previous run recorded, and what this one records. */
 export class CrawlCache {
-  /** Why the cache was not used (missing, corrupt, other version); undefined when it was. */
-  readonly loadNote: string | undefined;
-  /** The note only says there was no cache yet (nothing was wrong with one). */
-  readonly loadMissing: boolean;
-  private readonly portal: string | undefined;
-  private readonly before: Tables;
+  private readonly before = new Tables();
   // This run's entries: in memory, or (spillTo) appended to a file until they are saved.
   private after: Tables | EntryLog = new Tables();
   private oldest = Infinity;
 
-  private constructor(before: Tables, portal: string | undefined, loadNote?: string, loadMissing = false) {
-    this.before = before;
-    this.portal = portal;
-    this.loadNote = loadNote;
-    this.loadMissing = loadMissing;
+  /** An empty cache (the build store restores the previous run's entries into it). */
+  static empty(): CrawlCache {
+    return new CrawlCache();
   }
 
-  /** An empty cache (first run, or tests). */
-  static empty(note?: string, portal?: string): CrawlCache {
-    return new CrawlCache(new Tables(), portal, note);
-  }
-
-  /**
-   * Loads `crawl.json` from the cache folder; anything unusable gives an empty cache and a note.
-   * `portal` names the portal this build talks to (its base URL, or e.g. "embedded demo"): a cache
-   * written for another portal is ignored, since ETags and skip decisions only hold for their portal.
-   * The file is read a line at a time when it has save()'s layout (one entry a line), so 100,000
-   * events are never one giant string and object tree; any other JSON is parsed whole.
-   */
-  static async load(dir: string, portal?: string): Promise<CrawlCache> {
-    const file = join(dir, FILE);
-    let loaded: Loaded;
-    try {
-      loaded = (await loadLines(file)) ?? loadWhole(await readFile(file, 'utf8'));
-    } catch (error) {
-      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      if (missing) return new CrawlCache(new Tables(), portal, `no crawl cache at ${file} yet: full crawl`, true);
-      return CrawlCache.empty(`cannot read ${file} (${(error as Error).message}): full crawl`, portal);
-    }
-    if (loaded === 'corrupt') return CrawlCache.empty(`${file} is corrupt (not JSON): ignoring it, full crawl`, portal);
-    if (loaded === 'malformed') {
-      return CrawlCache.empty(`${file} is from another calfeed version or malformed: ignoring it, full crawl`, portal);
-    }
-    if (portal !== undefined && loaded.portal !== portal) {
-      return CrawlCache.empty(`${file} was written for another portal (${String(loaded.portal ?? 'unknown')}): ignoring it, full crawl`, portal);
-    }
-    return new CrawlCache(loaded.tables, portal);
+  /** Take a previous run's entry, as lines() wrote it (kind D: a doc, E: an event); false when it is not one. */
+  restore(kind: 'D' | 'E', key: string, value: unknown): boolean {
+    return kind === 'D' ? addDoc(this.before, key, value) : addEvent(this.before, key, value);
   }
 
   /** What the previous run recorded for a mirror path. */
@@ -127,17 +88,10 @@ export class CrawlCache {
     this.after = new EntryLog(new AppendFile(join(folder, `.calfeed-crawl-${process.pid}`)));
   }
 
-  /**
-   * Writes this run's entries (entries not recorded this run are dropped): temp file + rename.
-   * Written in pieces, one entry a line, rather than as one JSON.stringify of everything.
-   */
-  async save(dir: string): Promise<void> {
-    await (await this.prepare(dir)).commit();
-  }
-
-  /** save() in two steps: the file is written now and replaces crawl.json on commit(). */
-  prepare(dir: string): Promise<PreparedFile> {
-    return preparePiecesAtomic(join(dir, FILE), this.lines());
+  /** This run's entries as build-store rows, docs first (entries not recorded this run are dropped). */
+  *lines(): Generator<string> {
+    for (const [key, entry] of this.after.docTexts()) yield `D\t${key}\t${entry}\n`;
+    for (const [key, entry] of this.after.eventTexts()) yield `E\t${key}\t${entry}\n`;
   }
 
   /** Delete the file spillTo() made (idempotent); its entries cannot be saved afterwards. */
@@ -145,15 +99,6 @@ export class CrawlCache {
     if (this.after instanceof EntryLog) this.after.dispose();
   }
 
-  private *lines(): Generator<string> {
-    const header: Record<string, unknown> = { version: VERSION };
-    if (this.portal !== undefined) header['portal'] = this.portal;
-    yield `${JSON.stringify(header).slice(0, -1)},"docs":{`;
-    yield* jsonEntryLines(this.after.docTexts());
-    yield '\n},"events":{';
-    yield* jsonEntryLines(this.after.eventTexts());
-    yield '\n}}\n';
-  }
 }
 
 // In memory, a doc or event costs its key's bytes in a StringIndex and a few typed-array bytes
@@ -288,19 +233,19 @@ class EntryLog {
   constructor(private readonly file: AppendFile) {}
 
   setDoc(key: string, entry: DocEntry): void {
-    this.file.append(`d${JSON.stringify(key)}\t${JSON.stringify(entry)}\n`);
+    this.file.append(`D${JSON.stringify(key)}\t${JSON.stringify(entry)}\n`);
   }
 
   setEvent(calendarId: string, eventId: string, entry: EventEntry): void {
-    this.file.append(`e${JSON.stringify(eventKey(calendarId, eventId))}\t${JSON.stringify(entry)}\n`);
+    this.file.append(`E${JSON.stringify(eventKey(calendarId, eventId))}\t${JSON.stringify(entry)}\n`);
   }
 
   docTexts(): Generator<[string, string]> {
-    return this.texts('d');
+    return this.texts('D');
   }
 
   eventTexts(): Generator<[string, string]> {
-    return this.texts('e');
+    return this.texts('E');
   }
 
   dispose(): void {
@@ -327,74 +272,9 @@ function hexAt(bytes: Uint8Array, i: number): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset + i * DIGEST, DIGEST).toString('hex');
 }
 
-type Loaded = { portal: unknown; tables: Tables } | 'corrupt' | 'malformed';
-
-/** The cache file parsed whole (any layout of valid JSON). */
-function loadWhole(text: string): Loaded {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return 'corrupt';
-  }
-  if (!isObject(data) || data['version'] !== VERSION || !isObject(data['docs']) || !isObject(data['events'])) return 'malformed';
-  const tables = new Tables();
-  for (const [key, value] of Object.entries(data['docs'])) addDoc(tables, key, value);
-  for (const [key, value] of Object.entries(data['events'])) addEvent(tables, key, value);
-  return { portal: data['portal'], tables };
-}
-
-/**
- * The cache file as save() lays it out: a header line, one doc a line, a separator line, one event
- * a line, a closing line. undefined as soon as the file strays from that (loadWhole decides then).
- */
-async function loadLines(file: string): Promise<Loaded | undefined> {
-  const tables = new Tables();
-  let header: Record<string, unknown> | undefined;
-  let section: 'header' | 'docs' | 'events' | 'end' = 'header';
-  const line = (text: string): boolean => {
-    if (section === 'header') {
-      const parsed = tryParse(`${text}}}`);
-      if (!isObject(parsed) || !text.endsWith(',"docs":{') || !isObject(parsed['docs']) || Object.keys(parsed['docs']).length > 0) return false;
-      header = parsed;
-      section = 'docs';
-      return true;
-    }
-    if (text === '},"events":{' && section === 'docs') {
-      section = 'events';
-      return true;
-    }
-    if (text === '}}' && section === 'events') {
-      section = 'end';
-      return true;
-    }
-    if (section === 'end') return text === '';
-    const entry = parseEntryLine(text);
-    if (!entry) return false;
-    const [key, value] = entry;
-    if (section === 'docs') addDoc(tables, key, value);
-    else addEvent(tables, key, value);
-    return true;
-  };
-  // A longer unfinished line is not save()'s layout.
-  const { accepted, tail } = await readLines(file, line, () => 1 << 22);
-  if (!accepted || (section as string) !== 'end' || tail !== '' || header === undefined) return undefined;
-  const h: Record<string, unknown> = header;
-  if (h['version'] !== VERSION) return 'malformed';
-  return { portal: h['portal'], tables };
-}
-
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-// One saved doc, kept only when well formed (as validDocs did).
-function addDoc(tables: Tables, key: string, value: unknown): void {
-  if (!isObject(value) || typeof value['sha256'] !== 'string' || !Array.isArray(value['pages'])) return;
+// One saved doc, taken only when well formed.
+function addDoc(tables: Tables, key: string, value: unknown): boolean {
+  if (!isObject(value) || typeof value['sha256'] !== 'string' || !Array.isArray(value['pages'])) return false;
   const pages = value['pages'].filter(
     (p): p is PageEntry =>
       isObject(p) &&
@@ -403,15 +283,23 @@ function addDoc(tables: Tables, key: string, value: unknown): void {
       (p['etag'] === undefined || typeof p['etag'] === 'string') &&
       (p['lastModified'] === undefined || typeof p['lastModified'] === 'string'),
   );
-  if (pages.length === value['pages'].length && pages.length > 0) tables.setDoc(key, { sha256: value['sha256'], pages });
+  if (pages.length !== value['pages'].length || pages.length === 0) return false;
+  tables.setDoc(key, { sha256: value['sha256'], pages });
+  return true;
 }
 
-// One saved event under its JSON [calendarId, eventId] key, kept only when well formed.
-function addEvent(tables: Tables, key: string, value: unknown): void {
-  if (!isObject(value) || typeof value['entry'] !== 'string' || typeof value['checkedAt'] !== 'number') return;
-  const ids = tryParse(key);
-  if (!Array.isArray(ids) || ids.length !== 2 || typeof ids[0] !== 'string' || typeof ids[1] !== 'string') return;
+// One saved event under its JSON [calendarId, eventId] key, taken only when well formed.
+function addEvent(tables: Tables, key: string, value: unknown): boolean {
+  if (!isObject(value) || typeof value['entry'] !== 'string' || typeof value['checkedAt'] !== 'number') return false;
+  let ids: unknown;
+  try {
+    ids = JSON.parse(key);
+  } catch {
+    return false;
+  }
+  if (!Array.isArray(ids) || ids.length !== 2 || typeof ids[0] !== 'string' || typeof ids[1] !== 'string') return false;
   tables.setEvent(ids[0], ids[1], { entry: value['entry'], checkedAt: value['checkedAt'] });
+  return true;
 }
 
 /** Hex sha256 of bytes. */

@@ -2,10 +2,10 @@
 // publish. Everything is staged beside --out and published in one step at the end, so whatever
 // fails on the way, --out stays exactly as it was. Before the crawl, a check against the record of
 // the last build (up-to-date.ts) may end the build early, when nothing changed, or replace the
-// crawl with the events the last build saved (saved-spool.ts), when only "now" moved.
+// crawl with the events the last build saved (the build store), when only "now" moved.
 
 import type { LoadedConfig } from '../config/load.js';
-import { CrawlCache, crawl, type CrawlProgress, type CrawlReport, type DetailsFailure, type ListRecord, type ProbeResult } from '../crawl/index.js';
+import { crawl, type CrawlCache, type CrawlProgress, type CrawlReport, type DetailsFailure, type ListRecord, type ProbeResult } from '../crawl/index.js';
 import { CalfeedError } from '../errors.js';
 import { PortalClient } from '../http/index.js';
 import type { Logger } from '../log.js';
@@ -29,11 +29,9 @@ import { clockAt } from '../render/clock.js';
 import { createRenderContext, type RenderContext } from '../render/context.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
 import { HistoryTracker, type LiveEvent } from '../state/history.js';
-import { loadRendered, saveRendered } from '../state/rendered.js';
-import { loadLastBuild, MAX_RECORDED_WARNINGS, saveLastBuild, type LastBuild } from '../state/last-build.js';
-import { loadHistory, prepareHistory } from '../state/store.js';
+import { MAX_RECORDED_WARNINGS, type LastBuild } from '../state/last-build.js';
+import { BuildStore, headerLine, prepareStore, storeTail, type CalendarNotes, type PreparedStore, type SavedEvents } from '../state/build-store.js';
 import { settleCalendars } from '../state/calendars.js';
-import type { PreparedFile } from '../write-lines.js';
 import { VERSION } from '../version.js';
 import { CalendarFiles } from './calendar-files.js';
 import { Collector } from './collect.js';
@@ -42,7 +40,6 @@ import { httpOptions, withPortalSource, type PortalSource } from './source.js';
 import { formatProgress } from './progress.js';
 import { CALENDAR_FILES, SiteRenderer } from './render-site.js';
 import { EventSpool, type EventRef } from './spool.js';
-import { loadSavedSpool, prepareSavedSpool, type CalendarNotes, type SavedSpool } from './saved-spool.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { toSummary, type BuildSummary } from './summary.js';
 import { buildInputs, checkUpToDate } from './up-to-date.js';
@@ -109,39 +106,35 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   let spool: EventSpool | undefined;
   let pages: PageRenderer | undefined;
   let cache: CrawlCache | undefined;
-  let lastSpool: SavedSpool | undefined;
-  // State files written beside their final names, made current only after the publish.
-  const prepared: PreparedFile[] = [];
+  let lastSpool: SavedEvents | undefined;
+  // The next build store, written beside the current one, made current only after the publish.
+  let prepared: PreparedStore | undefined;
   try {
     // Keyed by portal, so the embedded demo (a new port each run) still builds incrementally and a
     // cache written for another portal is ignored.
     const portal = source.demo ? 'embedded demo' : baseUrl;
     const html = await loadHtmlRenderer(config.templates);
     const inputs = buildInputs({ config, portal, timeZone, templates: html.fingerprint, outDir, token });
-    const last = await loadLastBuild(config.cacheDir);
+    const store = await BuildStore.open(config.cacheDir);
     // Read once, after recover() (which may have put the last output back), by whoever asks first.
     const outManifest = new PublishedManifest(outDir);
-    const upToDate = await checkUpToDate({ record: last.record, inputs, now, outDir, published: outManifest, client, signal });
+    const upToDate = await checkUpToDate({ record: store.record, inputs, now, outDir, published: outManifest, client, signal });
     signal?.throwIfAborted();
     if (upToDate.upToDate) return upToDateSummary(run, source, client, upToDate.record, upToDate.failures, performance.now() - started);
-    if (last.record) log.info(`Building: ${upToDate.why}.`);
-    else if (last.note !== undefined && !last.note.startsWith('no record')) log.info(`last build: ${last.note}`);
+    if (store.record) log.info(`Building: ${upToDate.why}.`);
     // What the portal's data makes calfeed warn about, from here on, is what a rebuild that finds
     // nothing changed repeats; warnings about this run's settings it gives itself.
     const dataWarningsFrom = log.warnings.length;
 
-    const history = await loadHistory(config.cacheDir);
-    if (history.note) stateNote(log, `history: ${history.note}`, history.missing);
-    const rendered = await loadRendered(config.cacheDir);
-    if (rendered.note) stateNote(log, `render record: ${rendered.note}`, rendered.missing);
-    // The last build's events, when its output and state are current (checkUpToDate) and so is
-    // the history they were published with (without it, events count as new).
-    const intact = upToDate.intact;
-    lastSpool = intact?.spool && !history.note ? await loadSavedSpool(config.cacheDir, intact.spool) : undefined;
+    // The last build's events only when its output and state are current (checkUpToDate).
+    const { sections, note } = store.load(portal, upToDate.intact !== undefined);
+    if (store.note ?? note) stateNote(log, `build store: ${store.note ?? note}`, store.missing);
+    const history = sections.history;
+    lastSpool = sections.saved;
     // Only "now" moved since the last build: all its events still stand.
     const lastBuild = upToDate.timeMoved;
     const saved = lastBuild ? lastSpool : undefined;
-    if (lastBuild && !saved) log.debug('the last build left no usable spool of its events, or no history: reading them all again');
+    if (lastBuild && !saved) log.debug('the last build left no usable events in the build store: reading them all again');
     staging = await createStaging(outDir, { published: outManifest, onWarning: (m) => log.warn(m) });
 
     const site: SiteContext = {
@@ -155,7 +148,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       refreshMinutes: config.refreshMinutes,
       version: VERSION,
     };
-    const tracker = new HistoryTracker(history.state, now, config.keepRemovedDays * DAY_MS);
+    const tracker = new HistoryTracker(history, now, config.keepRemovedDays * DAY_MS);
     // What this build's renderers remember (in this thread; each page worker has its own): made
     // here, so the next build in this process starts with nothing remembered.
     const ctx = createRenderContext();
@@ -163,7 +156,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const renderer = (pages = createPageRenderer(ctx, html, site, config.templates, saved ? 0 : undefined));
     const eventFiles = new EventFiles(ctx, staging, renderer, html.fingerprint, site, tracker);
 
-    const calendarFiles = new CalendarFiles(staging, rendered.state, now);
+    const calendarFiles = new CalendarFiles(staging, sections.rendered, now);
     const renderedBefore = (calendarId: string, eventId: string): string | undefined => tracker.renderedBefore(calendarId, eventId);
     // Made once the calendar list is known: in a crawl, by the first calendar whose events are all
     // in, which is rendered then, while the crawl of the others goes on (and the network waits).
@@ -178,12 +171,11 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       gathered = fromSavedSpool(saved, lastBuild, upToDate.failures ?? [], tracker);
       for (const warning of lastBuild.warnings) log.warn(warning);
     } else {
-      cache = await CrawlCache.load(config.cacheDir, portal);
-      if (cache.loadNote) stateNote(log, `cache: ${cache.loadNote}`, cache.loadMissing);
+      cache = sections.crawl;
       cache.spillTo(staging.dir);
-      spool = EventSpool.create(staging.dir);
+      spool = EventSpool.create(staging.dir, headerLine({ portal, inputs }));
       const crawlSpool = spool;
-      const calendarSegments = new Map(history.state.calendars.map((r) => [r.calendar.id, r.calendar.slug]));
+      const calendarSegments = new Map(history.calendars.map((r) => [r.calendar.id, r.calendar.slug]));
       const onCalendarDone = (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> =>
         rendererFor(calendars, crawlSpool).calendar(calendar, events, tracker.finishCalendar(calendar.id, calendar.slug));
       gathered = await crawlPortal({ run, client, cache, staging, site, ctx, tracker, eventFiles, spool: crawlSpool, lastSpool, probe: upToDate.probe, calendarSegments, started, onCalendarDone });
@@ -200,7 +192,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const total = [...events.values()].reduce((n, list) => n + list.length, 0);
     // What vanished from calendars not rendered yet, and from calendars no longer listed.
     // Calendars no longer listed keep their folders, their events cancelled, as removed events do.
-    const calendarHistory = settleCalendars(history.state.calendars, calendars, now, config.keepRemovedDays * DAY_MS);
+    const calendarHistory = settleCalendars(history.calendars, calendars, now, config.keepRemovedDays * DAY_MS);
     const slugs = new Map([...calendarHistory.removed, ...calendars].map((c) => [c.id, c.slug]));
     const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish((calendarId) => slugs.get(calendarId));
     const { counts, stableUntil: renderedUntil } = await rendererFor(calendars, spool).finish(events, removed, calendarHistory.removed);
@@ -213,19 +205,22 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const keptFromLastBuild = expired ? await staging.keepPublished((relPath) => !keepLast(relPath) || expired(relPath), true) : 0;
     // Read from to the end when it is this build's spool; else its events were copied already.
     if (lastSpool && lastSpool.spool !== spool) lastSpool.spool.dispose();
-    // The next history is made from the spooled events (history keeps nothing per live event), so
-    // it is written now, beside history.json, and becomes current only after the publish.
-    prepared.push(await prepareHistory(config.cacheDir, tracker.records(liveEvents(calendars, events, spool, eventFiles)), calendarHistory.records));
-    // So is the crawl cache (from the entries spilled to the staging folder) and the spool,
-    // which leaves the staging folder before it is listed in the manifest and checked.
-    let spoolStamp = lastBuild?.spool ?? null;
-    if (cache) {
-      prepared.push(await cache.prepare(config.cacheDir));
-      cache.dispose();
-      const next = await prepareSavedSpool(config.cacheDir, spool, calendars, events, gathered.notes);
-      prepared.push(next);
-      spoolStamp = next.stamp;
-    } else spool.dispose();
+    // The next store, from the spooled events (which leave the staging folder before it is listed
+    // in the manifest and checked) or, rendered from the last store's events, from its rows; the
+    // next history is made from the events (history keeps nothing per live event).
+    const rendered = calendarFiles.state();
+    const rows = cache ? { spool } : { from: store.file, upTo: sections.keepTo };
+    prepared = await prepareStore(config.cacheDir, rows, (from) =>
+      storeTail({
+        crawl: cache,
+        notes: cache ? gathered.notes : undefined,
+        history: tracker.records(liveEvents(calendars, events, from, eventFiles)),
+        calendars: calendarHistory.records,
+        rendered,
+      }),
+    );
+    cache?.dispose();
+    spool.dispose();
     // Until when a rebuild from the same data would publish the same bytes.
     const stableUntil = Math.min(renderedUntil, tombstonesUntil, calendarHistory.stableUntil);
 
@@ -238,8 +233,6 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     }
     if (shrink) log.warn(`${shrink}; publishing anyway (--allow-shrink).`);
     signal?.throwIfAborted();
-    // Taken from the staged files before they become --out.
-    const renderedState = calendarFiles.state();
 
     const published: PublishResult = await publish(staging, outDir, {
       signal,
@@ -250,14 +243,15 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     // The new site is current: saving the state is best effort from here (a failure only means
     // the next build trusts less of it), and nothing may turn this build into a failure.
     const liveKept = saved ? total : gathered.reusedEvents;
-    await saveState(run, outDir, prepared.splice(0), () => saveRendered(config.cacheDir, renderedState), (manifest) =>
-      saveLastBuild(config.cacheDir, {
+    const next = prepared;
+    prepared = undefined;
+    await saveState(run, outDir, next, (manifest) =>
+      ({
         inputs,
         builtAt: now,
         stableUntil: Number.isFinite(stableUntil) ? stableUntil : null,
         detailsDueAt: Number.isFinite(gathered.detailsDueAt) ? gathered.detailsDueAt : null,
         failedDetails: recordsFailures(gathered.report) ? gathered.report.detailsFailed.map((f): [string, string] => [f.calendarId, f.eventId]) : [],
-        spool: spoolStamp,
         manifest,
         lists: gathered.lists,
         counts: {
@@ -296,7 +290,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     spool?.dispose();
     lastSpool?.spool.dispose();
     cache?.dispose();
-    for (const file of prepared) await file.discard().catch(() => undefined);
+    await prepared?.discard().catch(() => undefined);
     if (staging) await discard(staging).catch(() => undefined);
     if (signal?.aborted && !(error instanceof CalfeedError && error.code === 'INTERRUPTED')) {
       throw new CalfeedError('INTERRUPTED', `Build interrupted; ${config.out} was left as it was.`, { cause: error });
@@ -310,25 +304,17 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
 }
 
 /**
- * After the commit: make the prepared state files current, save the render record, then (last, as
- * it vouches for the output and the state) the record of this build. A failure is a warning: the
- * files not yet made current are dropped and no record is written, so the next build finds
- * --out's manifest unvouched for and does not take it as up to date.
+ * After the commit: add the record of this build (it vouches for --out as published) to the
+ * prepared store and make the store current, all of it in one rename. A failure is a warning: the
+ * prepared store is dropped, so the next build finds the last store, whose record does not vouch
+ * for --out's manifest, and does not take it as up to date.
  */
-async function saveState(
-  run: BuildRun,
-  outDir: string,
-  prepared: PreparedFile[],
-  rendered: () => Promise<void>,
-  record: (manifest: string) => Promise<void>,
-): Promise<void> {
+async function saveState(run: BuildRun, outDir: string, prepared: PreparedStore, record: (manifest: string) => LastBuild): Promise<void> {
   try {
-    while (prepared.length > 0) await prepared.shift()!.commit();
-    await rendered();
     const manifest = await manifestSha256(outDir);
-    if (manifest !== undefined) await record(manifest);
+    await prepared.commit(manifest === undefined ? null : record(manifest));
   } catch (error) {
-    for (const file of prepared) await file.discard().catch(() => undefined);
+    await prepared.discard().catch(() => undefined);
     const why = error instanceof Error ? error.message : String(error);
     run.log.warn(`The new site is published, but saving the build state in ${run.loaded.config.cacheDir} failed (${why}); the next build redoes what it cannot trust.`);
   }
@@ -366,7 +352,7 @@ interface CrawlRun {
   eventFiles: EventFiles;
   spool: EventSpool;
   /** The last build's events, to take an unchanged calendar's from (Collector.reuseCalendar). */
-  lastSpool: SavedSpool | undefined;
+  lastSpool: SavedEvents | undefined;
   probe: ProbeResult | undefined;
   /** Calendar id -> the folder it was published in (history). */
   calendarSegments: ReadonlyMap<string, string>;
@@ -419,8 +405,8 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
   };
 }
 
-/** The last build's events, from its spool: the portal answered that none of its lists changed. */
-function fromSavedSpool(saved: SavedSpool, last: LastBuild, failures: DetailsFailure[], tracker: HistoryTracker): Gathered {
+/** The last build's events, from the build store: the portal answered that none of its lists changed. */
+function fromSavedSpool(saved: SavedEvents, last: LastBuild, failures: DetailsFailure[], tracker: HistoryTracker): Gathered {
   for (const refs of saved.events.values()) for (const ref of refs) tracker.markSeen(ref.calendarId, ref.id);
   const events = last.counts.events;
   return {
@@ -472,7 +458,7 @@ function unchangedReport(calendars: number, events: number, lists: ListRecord[],
 function expiredFiles(
   dropped: ReadonlyArray<{ calendarSlug: string; slug: string }>,
   droppedCalendars: readonly Calendar[],
-  saved: SavedSpool,
+  saved: SavedEvents,
 ): (relPath: string) => boolean {
   const meta = new Set([paths.manifest(), paths.headers()]);
   for (const cal of droppedCalendars) for (const name of CALENDAR_FILES) meta.add(paths.calendar(cal.slug, name));

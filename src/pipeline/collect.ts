@@ -19,7 +19,7 @@ import type { EventFiles } from './event-files.js';
 import { eventFacts } from './render-keys.js';
 import { RefList } from './ref-list.js';
 import { SkippedEvents } from './skipped.js';
-import type { CalendarNotes, SavedSpool } from './saved-spool.js';
+import type { CalendarNotes, SavedEvents } from '../state/build-store.js';
 import type { EventRef, EventSpool } from './spool.js';
 
 interface CalendarState {
@@ -60,7 +60,7 @@ export class Collector implements CrawlSink {
     private readonly eventFiles: EventFiles,
     private readonly spool: EventSpool,
     /** The last build's events, when its output and state are known to be current (checkUpToDate). */
-    private readonly saved?: SavedSpool,
+    private readonly saved?: SavedEvents,
     /** Renders a calendar's files once the crawler says it is done, while the crawl of the others goes on. */
     private readonly renderCalendar?: (calendar: Calendar, events: RefList) => Promise<void>,
   ) {
@@ -215,7 +215,7 @@ export class Collector implements CrawlSink {
   }
 
   /** Spool an event as the last build spooled it, seen again, its files kept by the caller. */
-  private takeSaved(saved: SavedSpool, state: CalendarState, ref: EventRef): void {
+  private takeSaved(saved: SavedEvents, state: CalendarState, ref: EventRef): void {
     state.events.push(this.spool.copy(saved.spool, ref));
     this.history.markSeen(ref.calendarId, ref.id);
     this.listed++;

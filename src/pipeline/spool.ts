@@ -36,6 +36,33 @@ export interface EventRef {
   readonly veventBytes: number;
 }
 
+/**
+ * The line that starts an event's row in a spool (and in the build store): its ids, facts and
+ * byte counts as a JSON array; the row goes on with `jsonBytes` of JSON, `veventBytes` of VEVENT
+ * text (which has CRLFs of its own) and a newline.
+ */
+export function rowHead(ref: Omit<EventRef, 'at'>): string {
+  const { calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled, jsonBytes, veventBytes } = ref;
+  return `S\t${JSON.stringify([calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled ? 1 : 0, jsonBytes, veventBytes])}\n`;
+}
+
+/** The ref a rowHead() line (without "S\t" and the newline) describes; undefined when it is not one. */
+export function parseRowHead(text: string): Omit<EventRef, 'at'> | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(v) || v.length !== 10) return undefined;
+  const [calendarId, id, ...numbers] = v as unknown[];
+  if (typeof calendarId !== 'string' || typeof id !== 'string') return undefined;
+  if (!numbers.every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
+  const [start, end, stamp, pageStart, pageEnd, cancelled, jsonBytes, veventBytes] = numbers as number[];
+  if (jsonBytes! < 0 || veventBytes! < 0) return undefined;
+  return { calendarId, id, start: start!, end: end!, stamp: stamp!, pageStart: pageStart!, pageEnd: pageEnd!, cancelled: cancelled === 1, jsonBytes: jsonBytes!, veventBytes: veventBytes! };
+}
+
 /** What the build works out about an event as it spools it: the ref's fields besides its place in the file. */
 export type RefFacts = Omit<EventRef, 'calendarId' | 'id' | 'at' | 'jsonBytes' | 'veventBytes'>;
 
@@ -82,20 +109,22 @@ export class EventSpool {
     private readonly data: SpoolData,
   ) {}
 
-  /** A new spool file in folder (the staging folder). */
-  static create(folder: string): EventSpool {
+  /** A new spool file in folder (the staging folder), starting with `header` (the build store's). */
+  static create(folder: string, header = ''): EventSpool {
     const file = path.join(folder, `.calfeed-spool-${process.pid}`);
-    return new EventSpool(file, new AppendFile(file));
+    const data = new AppendFile(file);
+    data.append(header);
+    return new EventSpool(file, data);
   }
 
-  /** A spool an earlier build kept (persist()), to read from; refs to it are the ones it made. */
+  /** A spool an earlier build kept (the build store), to read from; refs to it are the ones it made. */
   static open(file: string): EventSpool {
     return new EventSpool(file, new ReadOnlyFile(file));
   }
 
   /**
-   * Move the spool file to `dest` (the cache folder), closing it, so that a later build can read
-   * the events it holds (open()) instead of reading and normalizing their details again.
+   * Move the spool file to `dest` (the build store being prepared), closing it, so that a later
+   * build can read the events it holds (open()) instead of reading and normalizing them again.
    */
   persist(dest: string): void {
     if (!(this.data instanceof AppendFile)) throw new Error('internal: persist() of a spool opened to read');
@@ -104,34 +133,28 @@ export class EventSpool {
 
   /** Append an event (`eventJson`: its JSON.stringify, when the caller has it) and its VEVENT text; returns its ref. */
   add(event: FeedEvent, vevent: string, facts: RefFacts, eventJson = JSON.stringify(event)): EventRef {
-    const data = this.data;
-    if (!(data instanceof AppendFile)) throw new Error('internal: add() to a spool opened to read');
-    // Properties are evaluated in order: the JSON is appended at `at`, the VEVENT right after it.
-    return {
-      calendarId: event.calendarId,
-      id: event.id,
-      start: facts.start,
-      end: facts.end,
-      stamp: facts.stamp,
-      pageStart: facts.pageStart,
-      pageEnd: facts.pageEnd,
-      cancelled: facts.cancelled,
-      at: data.size,
-      jsonBytes: data.append(eventJson),
-      veventBytes: data.append(vevent),
-    };
+    const { start, end, stamp, pageStart, pageEnd, cancelled } = facts;
+    const head = { calendarId: event.calendarId, id: event.id, start, end, stamp, pageStart, pageEnd, cancelled };
+    return this.append({ ...head, jsonBytes: Buffer.byteLength(eventJson, 'utf8'), veventBytes: Buffer.byteLength(vevent, 'utf8') }, eventJson, vevent);
   }
 
   /**
-   * Append an event another spool holds (the last build's, see saved-spool.ts), bytes as they are;
-   * returns its ref here, with the same facts.
+   * Append an event another spool holds (the last build's, in the build store), bytes as they
+   * are; returns its ref here, with the same facts.
    */
   copy(from: EventSpool, ref: EventRef): EventRef {
+    return this.append(ref, from.record(ref));
+  }
+
+  // A row: the line rowHead() makes, the event's JSON and VEVENT text, and a newline.
+  private append(ref: Omit<EventRef, 'at'>, ...payload: Array<string | Buffer>): EventRef {
     const data = this.data;
-    if (!(data instanceof AppendFile)) throw new Error('internal: copy() to a spool opened to read');
+    if (!(data instanceof AppendFile)) throw new Error('internal: append to a spool opened to read');
+    data.append(rowHead(ref));
     const at = data.size;
-    data.append(from.record(ref));
-    return { ...ref, at };
+    for (const bytes of payload) data.append(bytes);
+    data.append('\n');
+    return { ...ref, at } as EventRef;
   }
 
   /** The events of refs, in the order given. */

@@ -1,6 +1,6 @@
 // Telling a rebuild that would change nothing from one that would, before reading or rendering
 // anything. The output is a function of the portal's data, the settings, the templates, the
-// runtime, and "now"; last-build.json records the first four, and until when "now" makes no
+// runtime, and "now"; the build store's record holds the first four, and until when "now" makes no
 // difference. When all of them are the same, --out is still as published, and the portal answers
 // that no list changed (no event's details are due for a check, and those the last build could
 // not read still cannot be read), the build would publish the very bytes --out already holds: it
@@ -52,7 +52,8 @@ export type UpToDate =
       probe?: ProbeResult;
       /**
        * The last build's record, when the settings are the same and --out is as it published it:
-       * its state (the spool of its events included) is current, and may stand in for work.
+       * its store (its events, and the fingerprints its event files were rendered from) describes
+       * --out, and may stand in for work.
        */
       intact?: LastBuild;
       /** Also set when only "now" moved: the portal's data is as it was, so all its events still stand. */
@@ -80,11 +81,11 @@ export async function checkUpToDate(check: UpToDateCheck): Promise<UpToDate> {
   if (record.inputs !== check.inputs) return { upToDate: false, why: 'settings, templates, token or calfeed changed since the last build' };
   if (now < record.builtAt) return { upToDate: false, why: 'the clock is earlier than at the last build' };
   if (record.warnings.length > MAX_RECORDED_WARNINGS) return { upToDate: false, why: `the last build gave more than ${MAX_RECORDED_WARNINGS} warnings, more than a rebuild repeats` };
-  if (record.detailsDueAt !== null && now >= record.detailsDueAt) {
-    return { upToDate: false, why: "some events' details are due for a check (--details-max-age)" };
-  }
   const differs = await outputDiffers(check.published ?? new PublishedManifest(check.outDir), record.manifest);
   if (differs) return { upToDate: false, why: `the output folder changed since the last build: ${differs}` };
+  if (record.detailsDueAt !== null && now >= record.detailsDueAt) {
+    return { upToDate: false, why: "some events' details are due for a check (--details-max-age)", intact: record };
+  }
   const probe = await probeLists(check.client, record.lists, check.signal);
   if (probe.changed) return { upToDate: false, why: `${probe.changed.why} since the last build`, probe, intact: record };
   const retried = await probeFailedDetails(check.client, record.failedDetails, check.signal);

@@ -8,22 +8,19 @@
 
 import { hash as digest } from 'node:crypto';
 import type { CalendarEvent, FeedEvent } from '../model.js';
-import { isCalendarRecord, type CalendarRecord } from './calendars.js';
+import type { CalendarRecord } from './calendars.js';
 import { HistoryRecords, type EventRecord } from './records.js';
-
-export const HISTORY_VERSION = 1;
 
 export type { EventRecord } from './records.js';
 
 export interface HistoryState {
-  version: number;
   /** Keyed by JSON.stringify([calendarId, eventId]). */
   events: HistoryRecords;
   /** The calendars of the last build, and those removed since (see calendars.ts). */
   calendars: CalendarRecord[];
 }
 
-export const emptyHistory = (): HistoryState => ({ version: HISTORY_VERSION, events: new HistoryRecords(), calendars: [] });
+export const emptyHistory = (): HistoryState => ({ events: new HistoryRecords(), calendars: [] });
 
 const keyOf = (calendarId: string, eventId: string): string => JSON.stringify([calendarId, eventId]);
 
@@ -226,21 +223,6 @@ export function applyHistory(current: CalendarEvent[], previous: HistoryState, n
     state.events.set(JSON.parse(key) as string, JSON.parse(json) as EventRecord);
   }
   return { events, removed, state, counts: tracker.counts };
-}
-
-/** Check a parsed history file; anything unexpected gives an empty history (a full, correct build). */
-export function parseHistory(data: unknown): HistoryState | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const state = data as { version?: unknown; events?: unknown; calendars?: unknown };
-  if (state.version !== HISTORY_VERSION || typeof state.events !== 'object' || state.events === null) return undefined;
-  const calendars = state.calendars ?? [];
-  if (!Array.isArray(calendars) || !calendars.every(isCalendarRecord)) return undefined;
-  const events = new HistoryRecords();
-  for (const [key, record] of Object.entries(state.events)) {
-    if (!isEventRecord(record)) return undefined;
-    events.set(key, record);
-  }
-  return { version: HISTORY_VERSION, events, calendars };
 }
 
 /** Whether a parsed value has the fields a history record must have. */

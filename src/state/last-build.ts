@@ -1,19 +1,13 @@
-// last-build.json in the cache folder: what the last published build was made from and until when
+// The build record, the build store's last line: what the last published build was made from and until when
 // it stays right, so that a rebuild can tell that nothing changed from a few conditional requests
 // and a look at --out, without reading or rendering anything (src/pipeline/up-to-date.ts).
 //
-// Like the other state files it can only ever save work: it is written last, after the publish and
-// the other state, and anything missing, unreadable or not matching (another --out, other settings,
-// a changed manifest.json) means a normal build.
+// Like the rest of the store it can only ever save work: it is written after the publish, and
+// anything missing or not matching (another --out, other settings, a changed manifest.json) means
+// a normal build.
 
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { ListRecord } from '../crawl/index.js';
 import { isObject } from '../normalize/record.js';
-import { writePiecesAtomic } from '../write-lines.js';
-
-const FILE = 'last-build.json';
-const VERSION = 3;
 
 /**
  * A rebuild that renders nothing repeats the last build's warnings from the record; past this
@@ -21,14 +15,8 @@ const VERSION = 3;
  */
 export const MAX_RECORDED_WARNINGS = 1000;
 
-/** What identifies the spool a build left in the cache folder (src/pipeline/saved-spool.ts). */
-export interface SpoolStamp {
-  id: string;
-  bytes: number;
-}
-
 export interface LastBuild {
-  /** Fingerprint of everything besides the portal's data and "now" that the output depends on. */
+  /** Fingerprint of everything besides the portal's data and "now" that the output depends on (the store's header). */
   inputs: string;
   /** The build's "now" (epoch ms). */
   builtAt: number;
@@ -45,8 +33,6 @@ export interface LastBuild {
    * entries. The next build asks for them again first: while they still fail it may be up to date.
    */
   failedDetails: Array<[string, string]>;
-  /** The spool the build left in the cache folder (saved-spool.ts); null: none. */
-  spool: SpoolStamp | null;
   /** SHA-256 (hex) of --out/manifest.json as published. */
   manifest: string;
   /** The lists the build was made from, the calendar list first. */
@@ -56,37 +42,13 @@ export interface LastBuild {
   warnings: string[];
 }
 
-/** The record of the last build, or undefined (and why) when there is none that can be used. */
-export async function loadLastBuild(cacheDir: string): Promise<{ record?: LastBuild; note?: string }> {
-  let text: string;
-  try {
-    text = await readFile(join(cacheDir, FILE), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { note: 'no record of a last build' };
-    return { note: `record of the last build unreadable (${(error as Error).message})` };
-  }
-  let record: LastBuild | undefined;
-  try {
-    record = parseLastBuild(JSON.parse(text));
-  } catch {
-    record = undefined;
-  }
-  return record ? { record } : { note: 'record of the last build corrupt or from another version' };
-}
-
-/** Store the record atomically (temp file + rename). */
-export async function saveLastBuild(cacheDir: string, record: LastBuild): Promise<void> {
-  await writePiecesAtomic(join(cacheDir, FILE), [JSON.stringify({ version: VERSION, ...record }), '\n']);
-}
-
-/** The record in a parsed last-build.json, or undefined when anything in it is not as saveLastBuild writes it. */
-export function parseLastBuild(doc: unknown): LastBuild | undefined {
-  if (!isObject(doc) || doc['version'] !== VERSION) return undefined;
-  const { inputs, builtAt, stableUntil, detailsDueAt, failedDetails, spool, manifest, lists, counts, warnings } = doc;
-  if (typeof inputs !== 'string' || typeof builtAt !== 'number' || typeof manifest !== 'string') return undefined;
+/** The record in the build store (made for `inputs`), or undefined when anything in it is not as a build writes it. */
+export function parseLastBuild(doc: unknown, inputs: string): LastBuild | undefined {
+  if (!isObject(doc)) return undefined;
+  const { builtAt, stableUntil, detailsDueAt, failedDetails, manifest, lists, counts, warnings } = doc;
+  if (typeof builtAt !== 'number' || typeof manifest !== 'string') return undefined;
   if (!isInstant(stableUntil) || !isInstant(detailsDueAt)) return undefined;
   if (!Array.isArray(failedDetails) || !failedDetails.every(isIdPair)) return undefined;
-  if (spool !== null && !(isObject(spool) && typeof spool['id'] === 'string' && typeof spool['bytes'] === 'number')) return undefined;
   if (!Array.isArray(lists) || lists.length === 0 || !lists.every(isListRecord)) return undefined;
   if (!Array.isArray(warnings) || !warnings.every((w) => typeof w === 'string')) return undefined;
   if (!isObject(counts) || !['calendars', 'events', 'unreadable', 'eventFiles', 'calendarFiles', 'files'].every((k) => typeof counts[k] === 'number')) return undefined;
@@ -96,7 +58,6 @@ export function parseLastBuild(doc: unknown): LastBuild | undefined {
     stableUntil,
     detailsDueAt,
     failedDetails,
-    spool: spool as SpoolStamp | null,
     manifest,
     lists,
     counts: counts as LastBuild['counts'],

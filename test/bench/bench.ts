@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { findList, rawId } from '../../src/normalize/index.js';
 import { ratio, ratioTable, round2, round3, summarize, table, type Ratio, type Row } from './report.js';
+import { editRecord } from '../support/store.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const RUSAGE_PRELOAD = fileURLToPath(new URL('./rusage-preload.mjs', import.meta.url));
@@ -474,18 +475,17 @@ async function main(): Promise<void> {
         // as an hourly rebuild mostly finds it: the record of the last build is told that instant
         // has come, so the build renders from the events the last build left in the cache.
         log('rebuild, no change, time moved');
-        const record = join(site.work, 'cache', 'last-build.json');
-        const last = JSON.parse(await readFile(record, 'utf8')) as { builtAt: number; stableUntil: number | null };
-        await writeFile(record, JSON.stringify({ ...last, stableUntil: last.builtAt + 1 }));
+        const cache = join(site.work, 'cache');
+        await editRecord(cache, (last) => ({ ...last, stableUntil: last.builtAt + 1 }));
         const moved = await build(site, 'nochange, time moved', s, 'rebuild');
         moved.note = `no change at the portal, but time moved past an event's start or end: ${percentOf(moved, full)}`;
         groups.push([moved]);
         // And without the record at all (lost cache entry, or details due for a check): every
         // list is still a 304 and nothing is written, but every event goes through the build.
         log('rebuild, no change, without the record of the last build');
-        await rm(record);
+        await editRecord(cache, () => null);
         const walked = await build(site, 'nochange, no record', s, 'rebuild');
-        walked.note = `no change, but without last-build.json: ${percentOf(walked, full)}`;
+        walked.note = `no change, but without the record of the last build: ${percentOf(walked, full)}`;
         groups.push([walked]);
       }
       if (want('changed')) {

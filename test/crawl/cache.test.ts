@@ -1,5 +1,5 @@
-// The crawl cache file at scale: saved a line per entry, read back a line at a time, and still
-// read in any other JSON layout (older calfeed wrote one line). Compact in memory, identical out.
+// The crawl cache at scale, in the build store: saved a row per entry, read back a row at a time.
+// Compact in memory, identical out.
 
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CrawlCache, type DocEntry, type EventEntry } from '../../src/crawl/index.js';
+import { loadCache, saveCache, storeFile } from '../support/store.js';
 
 let dir: string;
 
@@ -50,8 +51,8 @@ function sample(n: number): { docs: Array<[string, DocEntry]>; events: Array<[st
   return { docs, events };
 }
 
-function filled(data: ReturnType<typeof sample>, portal?: string): CrawlCache {
-  const cache = CrawlCache.empty(undefined, portal);
+function filled(data: ReturnType<typeof sample>): CrawlCache {
+  const cache = CrawlCache.empty();
   for (const [key, entry] of data.docs) cache.recordDoc(key, entry);
   for (const [cal, ev, entry] of data.events) cache.recordEvent(cal, ev, entry);
   return cache;
@@ -62,23 +63,15 @@ function expectAll(cache: CrawlCache, data: ReturnType<typeof sample>): void {
   for (const [cal, ev, entry] of data.events) expect(cache.previousEvent(cal, ev)).toEqual(entry);
 }
 
-/** The file as the older calfeed wrote it: one JSON.stringify of everything. */
-function oneLine(data: ReturnType<typeof sample>, portal: string): string {
-  // fromEntries, not assignment: '__proto__' must become an own key, as JSON.parse makes it.
-  const docs = Object.fromEntries(data.docs);
-  const events = Object.fromEntries(data.events.map(([cal, ev, entry]) => [JSON.stringify([cal, ev]), entry]));
-  return JSON.stringify({ version: 1, portal, docs, events });
-}
-
-describe('crawl cache file', () => {
-  it('round-trips thousands of entries, one a line, as valid JSON of the documented shape', async () => {
+describe('the crawl cache in the build store', () => {
+  it('round-trips thousands of entries, one a row', async () => {
     const data = sample(3000);
-    await filled(data, 'https://portal.example/api/').save(dir);
-    expect(await readdir(dir)).toEqual(['crawl.json']);
-    const text = await readFile(join(dir, 'crawl.json'), 'utf8');
-    expect(text.split('\n').length).toBeGreaterThan(data.docs.length + data.events.length);
-    expect(JSON.parse(text)).toEqual(JSON.parse(oneLine(data, 'https://portal.example/api/')));
-    const loaded = await CrawlCache.load(dir, 'https://portal.example/api/');
+    await saveCache(filled(data), dir, 'https://portal.example/api/');
+    expect(await readdir(dir)).toEqual(['build-store']);
+    const rows = (await readFile(storeFile(dir), 'utf8')).split('\n');
+    expect(rows.filter((r) => r.startsWith('D\t'))).toHaveLength(data.docs.length);
+    expect(rows.filter((r) => r.startsWith('E\t'))).toHaveLength(data.events.length);
+    const loaded = await loadCache(dir, 'https://portal.example/api/');
     expect(loaded.loadNote).toBeUndefined();
     expectAll(loaded, data);
     expect(loaded.previousDoc('event-calendar/cal-0/event/99999/details')).toBeUndefined();
@@ -86,25 +79,22 @@ describe('crawl cache file', () => {
     expect(loaded.previousEvent('cal-0', 'constructor')).toBeUndefined();
   });
 
-  it('spilled to a file while recording (spillTo), saves the very same crawl.json, and leaves no file behind', async () => {
+  it('spilled to a file while recording (spillTo), saves the very same rows, and leaves no file behind', async () => {
     const data = sample(3000);
     const inMemory = join(dir, 'memory');
-    await filled(data, 'p').save(inMemory);
+    await saveCache(filled(data), inMemory, 'p');
     const spillDir = join(dir, 'staging');
     await mkdir(spillDir);
-    const spilled = CrawlCache.empty(undefined, 'p');
+    const spilled = CrawlCache.empty();
     spilled.spillTo(spillDir);
     for (const [key, entry] of data.docs) spilled.recordDoc(key, entry);
     for (const [cal, ev, entry] of data.events) spilled.recordEvent(cal, ev, entry);
     expect(await readdir(spillDir)).toEqual([`.calfeed-crawl-${process.pid}`]);
-    const prepared = await spilled.prepare(join(dir, 'spilled'));
-    // Prepared is not yet current: only the temp file exists.
-    expect(await readdir(join(dir, 'spilled'))).toEqual([`crawl.json.${process.pid}.tmp`]);
+    await saveCache(spilled, join(dir, 'spilled'), 'p');
     spilled.dispose();
     expect(await readdir(spillDir)).toEqual([]);
-    await prepared.commit();
-    expect(await readFile(join(dir, 'spilled', 'crawl.json'), 'utf8')).toBe(await readFile(join(inMemory, 'crawl.json'), 'utf8'));
-    expectAll(await CrawlCache.load(join(dir, 'spilled'), 'p'), data);
+    expect(await readFile(storeFile(join(dir, 'spilled')), 'utf8')).toBe(await readFile(storeFile(inMemory), 'utf8'));
+    expectAll(await loadCache(join(dir, 'spilled'), 'p'), data);
   });
 
   it('spillTo refuses once entries are recorded (they would be lost)', () => {
@@ -113,71 +103,53 @@ describe('crawl cache file', () => {
     expect(() => cache.spillTo(dir)).toThrow(/spillTo/);
   });
 
-  it('a prepared save that is discarded leaves the saved file as it was', async () => {
-    const data = sample(10);
-    await filled(data, 'p').save(dir);
-    const before = await readFile(join(dir, 'crawl.json'), 'utf8');
-    const prepared = await CrawlCache.empty(undefined, 'p').prepare(dir);
-    await prepared.discard();
-    expect(await readdir(dir)).toEqual(['crawl.json']);
-    expect(await readFile(join(dir, 'crawl.json'), 'utf8')).toBe(before);
-  });
-
-  it('reads the one-line file older builds wrote, and any other layout', async () => {
-    const data = sample(200);
-    await writeFile(join(dir, 'crawl.json'), oneLine(data, 'embedded demo'));
-    expectAll(await CrawlCache.load(dir, 'embedded demo'), data);
-    await writeFile(join(dir, 'crawl.json'), JSON.stringify(JSON.parse(oneLine(data, 'embedded demo')), null, 2));
-    expectAll(await CrawlCache.load(dir, 'embedded demo'), data);
-  });
-
   it('a saved cache rewritten by the next run keeps only what that run recorded', async () => {
     const data = sample(50);
-    await filled(data).save(dir);
-    const next = await CrawlCache.load(dir);
+    await saveCache(filled(data), dir);
+    const next = await loadCache(dir);
     next.recordDoc(data.docs[0]![0], next.previousDoc(data.docs[0]![0])!);
     next.recordEvent('cal-0', '0', { entry: hex('changed'), checkedAt: 9 });
-    await next.save(dir);
-    const third = await CrawlCache.load(dir);
+    await saveCache(next, dir);
+    const third = await loadCache(dir);
     expect(third.previousDoc(data.docs[0]![0])).toEqual(data.docs[0]![1]);
     expect(third.previousDoc(data.docs[1]![0])).toBeUndefined();
     expect(third.previousEvent('cal-0', '0')).toEqual({ entry: hex('changed'), checkedAt: 9 });
     expect(third.previousEvent('cal-1', '1')).toBeUndefined();
   });
 
-  it('ignores a truncated, foreign-version or other-portal file with a note, in the line layout too', async () => {
+  it('a truncated, foreign-version or other-portal store gives an empty cache, with a note', async () => {
     const data = sample(100);
-    await filled(data, 'embedded demo').save(dir);
-    const file = join(dir, 'crawl.json');
+    await saveCache(filled(data), dir, 'embedded demo');
+    const file = storeFile(dir);
     const text = await readFile(file, 'utf8');
     await writeFile(file, text.slice(0, Math.floor(text.length / 2)));
-    const truncated = await CrawlCache.load(dir, 'embedded demo');
+    const truncated = await loadCache(dir, 'embedded demo');
     expect(truncated.loadNote).toContain('corrupt');
     expect(truncated.previousDoc(data.docs[0]![0])).toBeUndefined();
-    await writeFile(file, text.replace('{"version":1,', '{"version":2,'));
-    expect((await CrawlCache.load(dir, 'embedded demo')).loadNote).toContain('another calfeed version');
+    await writeFile(file, text.replace('{"calfeedStore":1,', '{"calfeedStore":2,'));
+    expect((await loadCache(dir, 'embedded demo')).loadNote).toContain('another calfeed version');
     await writeFile(file, text);
-    const other = await CrawlCache.load(dir, 'https://portal.example/api/');
+    const other = await loadCache(dir, 'https://portal.example/api/');
     expect(other.loadNote).toContain('written for another portal (embedded demo)');
     expect(other.previousEvent('cal-0', '0')).toBeUndefined();
   });
 
-  it('drops malformed entries and keeps the rest, in either layout', async () => {
+  it('a malformed entry makes the whole store corrupt: nothing of it is trusted', async () => {
     const data = sample(20);
-    await filled(data).save(dir);
-    const file = join(dir, 'crawl.json');
-    const lines = (await readFile(file, 'utf8')).split('\n');
-    const broken = lines.map((line) =>
-      line.startsWith('"event-calendar/cal-1/event/1/details"') ? line.replace(/"sha256":"[0-9a-f]+"\}\]/, '"sha256":5}]') : line.startsWith('"[\\"cal-2\\",\\"2\\"]"') ? line.replace(/"checkedAt":\d+/, '"checkedAt":"soon"') : line,
-    );
-    await writeFile(file, broken.join('\n'));
-    for (const text of [broken.join('\n'), JSON.stringify(JSON.parse(broken.join('\n')))]) {
-      await writeFile(file, text);
-      const loaded = await CrawlCache.load(dir);
-      expect(loaded.previousDoc('event-calendar/cal-1/event/1/details')).toBeUndefined();
-      expect(loaded.previousEvent('cal-2', '2')).toBeUndefined();
-      expect(loaded.previousDoc('event-calendar/cal-3/event/3/details')).toEqual(data.docs[3]![1]);
-      expect(loaded.previousEvent('cal-3', '3')).toEqual(data.events[3]![2]);
+    await saveCache(filled(data), dir);
+    const file = storeFile(dir);
+    const rows = (await readFile(file, 'utf8')).split('\n');
+    const broken = [
+      rows.map((row) => (row.startsWith('D\t"event-calendar/cal-1/event/1/details"') ? row.replace(/"sha256":"[0-9a-f]+"\}\]/, '"sha256":5}]') : row)),
+      rows.map((row) => (row.startsWith('E\t"[\\"cal-2\\",\\"2\\"]"') ? row.replace(/"checkedAt":\d+/, '"checkedAt":"soon"') : row)),
+    ];
+    for (const damaged of broken) {
+      expect(damaged).not.toEqual(rows);
+      await writeFile(file, damaged.join('\n'));
+      const loaded = await loadCache(dir);
+      expect(loaded.loadNote).toContain('corrupt');
+      expect(loaded.previousDoc('event-calendar/cal-3/event/3/details')).toBeUndefined();
+      expect(loaded.previousEvent('cal-3', '3')).toBeUndefined();
     }
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CrawlCache } from '../../src/crawl/index.js';
+import { loadCache, saveCache, storeFile } from '../support/store.js';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { MemorySink, runCrawl } from './helpers.js';
@@ -157,7 +158,7 @@ describe('incremental crawls', () => {
     const sink = new MemorySink();
     const cache = CrawlCache.empty();
     await runCrawl(p.url, cache, sink);
-    await cache.save(dir);
+    await saveCache(cache, dir);
     sink.publish();
     return sink;
   }
@@ -168,7 +169,7 @@ describe('incremental crawls', () => {
     const before = p.server.requests.length;
     const detailsBefore = p.detailsRequests().length;
 
-    const cache = await CrawlCache.load(dir);
+    const cache = await loadCache(dir);
     expect(cache.loadNote).toBeUndefined();
     const { report, requests } = await runCrawl(p.url, cache, sink, { now: Date.parse('2024-10-01T13:00:00Z') });
     expect(requests).toBe(3 + 1);
@@ -181,9 +182,9 @@ describe('incremental crawls', () => {
     expect(new Set(sink.sources.values())).toEqual(new Set(['not-modified', 'reused']));
 
     // The cache survives a second round trip with the same content.
-    await cache.save(dir);
+    await saveCache(cache, dir);
     sink.publish();
-    const third = await runCrawl(p.url, await CrawlCache.load(dir), sink, { now: Date.parse('2024-10-01T14:00:00Z') });
+    const third = await runCrawl(p.url, await loadCache(dir), sink, { now: Date.parse('2024-10-01T14:00:00Z') });
     expect(third.requests).toBe(4);
   });
 
@@ -199,7 +200,7 @@ describe('incremental crawls', () => {
         return calendarId !== 'sport';
       },
     });
-    const cache = await CrawlCache.load(dir);
+    const cache = await loadCache(dir);
     const before = new Map((['science', 'sport'] as const).flatMap((c) => Array.from({ length: c === 'science' ? 12 : 5 }, (_, i) => [`${c}/e${i + 1}`, cache.previousEvent(c, `e${i + 1}`)])));
     const { report, requests } = await runCrawl(p.url, cache, reusing, { now: Date.parse('2024-10-01T13:00:00Z') });
     // Asked about the two unchanged calendars only, with every listed id; arts' list changed.
@@ -209,8 +210,8 @@ describe('incremental crawls', () => {
     expect(sink.calls.filter((c) => c.startsWith('details science'))).toEqual([]);
     expect(sink.calls.filter((c) => c.startsWith('details sport'))).toHaveLength(5);
     expect(sink.calls.filter((c) => c.startsWith('details arts'))).toHaveLength(8);
-    await cache.save(dir);
-    const saved = await CrawlCache.load(dir);
+    await saveCache(cache, dir);
+    const saved = await loadCache(dir);
     for (const [key, entry] of before) {
       const [c, e] = key.split('/') as [string, string];
       expect(saved.previousEvent(c, e), key).toEqual(entry);
@@ -226,7 +227,7 @@ describe('incremental crawls', () => {
       reuseCalendar: async (calendarId: string): Promise<boolean> => (asked.push(calendarId), true),
     });
     // Past --details-max-age (24h) for every event: none is offered, all are revalidated.
-    const { report } = await runCrawl(p.url, await CrawlCache.load(dir), reusing, { now: Date.parse('2024-10-03T13:00:00Z') });
+    const { report } = await runCrawl(p.url, await loadCache(dir), reusing, { now: Date.parse('2024-10-03T13:00:00Z') });
     expect(asked).toEqual([]);
     expect(report).toMatchObject({ detailsNotModified: 25, detailsReused: 0 });
   });
@@ -237,7 +238,7 @@ describe('incremental crawls', () => {
     p.opts.events.get('arts')![2]!.title = 'Renamed';
     const detailsBefore = p.detailsRequests().length;
 
-    const { report } = await runCrawl(p.url, await CrawlCache.load(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
+    const { report } = await runCrawl(p.url, await loadCache(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
     const newDetails = p.detailsRequests().slice(detailsBefore).map((r) => r.url);
     expect(newDetails).toEqual(['/event-calendar/arts/event/e3/details']);
     expect(report).toMatchObject({ detailsFetched: 1, detailsReused: 24, listsNotModified: 3 });
@@ -249,7 +250,7 @@ describe('incremental crawls', () => {
     const p = await start();
     const sink = await firstBuild(p);
     const detailsBefore = p.detailsRequests().length;
-    const { report } = await runCrawl(p.url, await CrawlCache.load(dir), sink, { now: Date.parse('2024-10-03T12:00:00Z') });
+    const { report } = await runCrawl(p.url, await loadCache(dir), sink, { now: Date.parse('2024-10-03T12:00:00Z') });
     const sent = p.detailsRequests().slice(detailsBefore);
     expect(sent).toHaveLength(25);
     expect(sent.every((r) => typeof r.headers['if-none-match'] === 'string')).toBe(true);
@@ -262,7 +263,7 @@ describe('incremental crawls', () => {
     sink.store.set(paths.eventsMirror('sport'), Buffer.from('{"events": []}'));
     sink.store.delete(paths.detailsMirror('science', 'e1'));
     const before = p.server.requests.length;
-    const { report } = await runCrawl(p.url, await CrawlCache.load(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
+    const { report } = await runCrawl(p.url, await loadCache(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
     const sent = p.server.requests.slice(before);
     const sportList = sent.find((r) => r.url === '/event-calendar/sport/events')!;
     expect(sportList.headers['if-none-match']).toBeUndefined();
@@ -275,19 +276,19 @@ describe('incremental crawls', () => {
   it('keys the cache relative to the base URL: a portal on a new port keeps its cache', async () => {
     const p = await start();
     const sink = new MemorySink();
-    const cache = await CrawlCache.load(dir, 'embedded demo');
+    const cache = await loadCache(dir, 'embedded demo');
     await runCrawl(p.url, cache, sink);
-    await cache.save(dir);
+    await saveCache(cache, dir);
     sink.publish();
     await p.close();
     const moved = await start(); // same data, new port
     portal = moved;
     expect(moved.url).not.toBe(p.url);
-    const { requests, report } = await runCrawl(moved.url, await CrawlCache.load(dir, 'embedded demo'), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
+    const { requests, report } = await runCrawl(moved.url, await loadCache(dir, 'embedded demo'), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
     expect(requests).toBe(4);
     expect(report.detailsReused).toBe(25);
     // Another portal's cache is not used at all.
-    const other = await CrawlCache.load(dir, 'https://portal.example/api/');
+    const other = await loadCache(dir, 'https://portal.example/api/');
     expect(other.loadNote).toContain('written for another portal (embedded demo)');
     expect(other.previousDoc(paths.calendarsMirror())).toBeUndefined();
   });
@@ -296,10 +297,10 @@ describe('incremental crawls', () => {
     const p = await start();
     const sink = await firstBuild(p);
     p.opts.calendars.pop(); // "sport" is gone
-    const cache = await CrawlCache.load(dir);
+    const cache = await loadCache(dir);
     await runCrawl(p.url, cache, sink, { now: Date.parse('2024-10-01T13:00:00Z') });
-    await cache.save(dir);
-    const reloaded = await CrawlCache.load(dir);
+    await saveCache(cache, dir);
+    const reloaded = await loadCache(dir);
     expect(reloaded.previousDoc(paths.eventsMirror('sport'))).toBeUndefined();
     expect(reloaded.previousEvent('sport', 'e1')).toBeUndefined();
     expect(reloaded.previousDoc(paths.eventsMirror('arts'))).toBeDefined();
@@ -386,16 +387,21 @@ describe('failures', () => {
   });
 });
 
-describe('cache file', () => {
-  it('missing, corrupt or foreign caches load empty with a note', async () => {
+describe('the crawl cache in the build store', () => {
+  it('missing, corrupt or foreign stores give an empty cache with a note', async () => {
     const { writeFile } = await import('node:fs/promises');
-    expect((await CrawlCache.load(join(dir, 'none'))).loadNote).toContain('no crawl cache');
-    await writeFile(join(dir, 'crawl.json'), '{"version": 1, "docs": {');
-    const corrupt = await CrawlCache.load(dir);
+    expect((await loadCache(join(dir, 'none'))).loadNote).toContain('no build store');
+    const cache = CrawlCache.empty();
+    cache.recordDoc('event-calendars', { sha256: 'abc', pages: [{ url: 'event-calendars', sha256: 'abc' }] });
+    await saveCache(cache, dir);
+    const { readFile } = await import('node:fs/promises');
+    const saved = await readFile(storeFile(dir), 'utf8');
+    await writeFile(storeFile(dir), saved.replace('"sha256":"abc"', '"sha256":7'));
+    const corrupt = await loadCache(dir);
     expect(corrupt.loadNote).toContain('corrupt');
     expect(corrupt.previousDoc('event-calendars')).toBeUndefined();
-    await writeFile(join(dir, 'crawl.json'), JSON.stringify({ version: 99, docs: {}, events: {} }));
-    expect((await CrawlCache.load(dir)).loadNote).toContain('another calfeed version');
+    await writeFile(storeFile(dir), saved.replace('"calfeedStore":1', '"calfeedStore":99'));
+    expect((await loadCache(dir)).loadNote).toContain('another calfeed version');
   });
 
   it('a corrupt cache means a full, correct crawl', async () => {
@@ -404,11 +410,11 @@ describe('cache file', () => {
     const sink = new MemorySink();
     const cache = CrawlCache.empty();
     await runCrawl(p.url, cache, sink);
-    await cache.save(dir);
+    await saveCache(cache, dir);
     sink.publish();
-    await writeFile(join(dir, 'crawl.json'), 'garbage');
+    await writeFile(storeFile(dir), 'garbage');
     const before = p.server.requests.length;
-    const { report } = await runCrawl(p.url, await CrawlCache.load(dir), sink);
+    const { report } = await runCrawl(p.url, await loadCache(dir), sink);
     expect(p.server.requests.length - before).toBe(29);
     expect(p.server.requests.slice(before).some((r) => r.headers['if-none-match'])).toBe(false);
     expect(report.detailsFetched).toBe(25);
@@ -419,9 +425,9 @@ describe('cache file', () => {
     const cache = CrawlCache.empty();
     cache.recordDoc('event-calendars', { sha256: 'abc', pages: [{ url: 'http://x/event-calendars', etag: '"1"', sha256: 'abc' }] });
     cache.recordEvent('c', 'e', { entry: 'h', checkedAt: 5 });
-    await cache.save(join(dir, 'nested'));
-    expect(await readdir(join(dir, 'nested'))).toEqual(['crawl.json']);
-    const loaded = await CrawlCache.load(join(dir, 'nested'));
+    await saveCache(cache, join(dir, 'nested'));
+    expect(await readdir(join(dir, 'nested'))).toEqual(['build-store']);
+    const loaded = await loadCache(join(dir, 'nested'));
     expect(loaded.previousDoc('event-calendars')).toEqual({ sha256: 'abc', pages: [{ url: 'http://x/event-calendars', etag: '"1"', sha256: 'abc' }] });
     expect(loaded.previousEvent('c', 'e')).toEqual({ entry: 'h', checkedAt: 5 });
     expect(loaded.previousDoc('__proto__')).toBeUndefined();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CrawlCache } from '../../src/crawl/index.js';
+import { loadCache, saveCache, storeFile } from '../support/store.js';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { MemorySink, runCrawl } from './helpers.js';
 
@@ -30,11 +31,11 @@ describe('crawling the demo portal', () => {
     expect(first.report.calendars).toBeGreaterThan(1);
     expect(first.report.detailsFailed).toEqual([]);
     expect(first.report.detailsFetched).toBe(first.report.events);
-    await cache.save(dir);
+    await saveCache(cache, dir);
     sink.publish();
 
     demo.resetStats();
-    const second = await runCrawl(demo.url, await CrawlCache.load(dir), sink, { now: NOW + 3600_000 }, { token });
+    const second = await runCrawl(demo.url, await loadCache(dir), sink, { now: NOW + 3600_000 }, { token });
     const stats = demo.stats();
     expect(stats.byKind.details).toBe(0);
     expect(stats.requests).toBe(first.report.calendars + 1);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { asSinglePage, CrawlCache, firstPageUrl, linkHeaderNext, nextPageUrl, type PagingConfig } from '../../src/crawl/index.js';
+import { loadCache, saveCache, storeFile } from '../support/store.js';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { MemorySink, runCrawl, TOKEN } from './helpers.js';
@@ -89,7 +90,7 @@ describe('crawling paged lists', () => {
     const sink = new MemorySink();
     const cache = CrawlCache.empty();
     await runCrawl(p.url, cache, sink);
-    await cache.save(cacheDir);
+    await saveCache(cache, cacheDir);
     sink.publish();
     return { p, sink, dir: cacheDir };
   }
@@ -198,7 +199,7 @@ describe('crawling paged lists', () => {
   it('revalidates every page; all 304 reuses the published mirror', async () => {
     const { p, sink, dir } = await crawledAndPublished();
     const before = p.server.requests.length;
-    const { report } = await runCrawl(p.url, await CrawlCache.load(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
+    const { report } = await runCrawl(p.url, await loadCache(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
     expect(p.server.requests.length - before).toBe(1 + 3);
     expect(report).toMatchObject({ listsNotModified: 2, detailsReused: 25 });
     expect(sink.lists.get('c1')!.entries).toHaveLength(25);
@@ -208,7 +209,7 @@ describe('crawling paged lists', () => {
     const { p, sink, dir } = await crawledAndPublished();
     p.opts.events.get('c1')![22]!.title = 'Changed on page 3';
     const before = p.server.requests.length;
-    const { report } = await runCrawl(p.url, await CrawlCache.load(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
+    const { report } = await runCrawl(p.url, await loadCache(dir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
     const lists = p.server.requests.slice(before).filter((r) => r.url.includes('/events'));
     // 3 conditional (the third answers 200), then a full pass of 3.
     expect(lists).toHaveLength(6);

@@ -12,6 +12,7 @@ import { findList, rawId } from '../../src/normalize/index.js';
 import { assignSegments, paths } from '../../src/paths.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { listFiles, snapshotTree } from '../support/tree.js';
+import { replaceRecord } from '../support/store.js';
 
 let portal: DemoPortal;
 let work: string;
@@ -187,7 +188,7 @@ describe('a symbolic link as --out', () => {
       expect(await readdir(join(dir, 'real'))).toEqual([]);
       const before = await snapshotTree(join(dir, 'site'));
       // Without the record of the last build, the rebuild goes through publishing (nothing changed).
-      await rm(join(dir, 'cache', 'last-build.json'));
+      await replaceRecord(join(dir, 'cache'));
       const second = await runCli(args, { env, cwd: dir });
       expect(second.code, second.stderr).toBe(0);
       expect(JSON.parse(second.stdout).files).toMatchObject({ written: 0, unchanged: files.length, removed: 0 });

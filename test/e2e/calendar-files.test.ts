@@ -16,6 +16,7 @@ import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { paths } from '../../src/paths.js';
 import { buildAt } from '../support/build-at.js';
 import { snapshotTree } from '../support/tree.js';
+import { copyHistory, replaceRecord, storeFile } from '../support/store.js';
 
 const HOUR = 3_600_000;
 // The demo portal's day: 2026-03-10 in Europe/Vilnius (UTC+2 then). Its events sit at wall times
@@ -39,7 +40,7 @@ function build(site: string, cache: string, now: number, flags: Record<string, s
 async function coldBuild(cache: string, now: number, flags: Record<string, string> = {}): Promise<{ site: string; summary: BuildSummary }> {
   const dir = await mkdtemp(join(work, 'cold-'));
   await mkdir(join(dir, 'cache'));
-  await copyFile(join(cache, 'history.json'), join(dir, 'cache', 'history.json'));
+  await copyHistory(cache, join(dir, 'cache'));
   const { summary } = await build(join(dir, 'site'), join(dir, 'cache'), now, flags);
   expect(summary.calendarFiles.kept).toBe(0);
   return { site: join(dir, 'site'), summary };
@@ -182,36 +183,49 @@ describe('calendar files are rendered only when what they show changes', () => {
     expect(await contents(site)).toEqual(await contents((await coldBuild(cache, DAY1_0900)).site));
   });
 
-  it('a missing or corrupt record of rendered files renders everything, to the same bytes', async () => {
+  it('a store without a record of rendered files renders everything, to the same bytes; a damaged one is a full build', async () => {
     const { site, cache, all } = await fresh(DAY1_0900);
     const before = await snapshotTree(site);
-    const record = join(cache, 'rendered.json');
-    for (const damage of [() => rm(record), () => writeFile(record, '{"version":1,"groups":{\n"index":{"input":'), () => writeFile(record, '{"version":1,"groups":{"index":{"input":"x","files":{"index.html":"not a hash"}}}}')]) {
-      await damage();
-      // Without it, the rebuild would find nothing changed and stop before reading the render record.
-      await rm(join(cache, 'last-build.json'));
-      const { summary, log } = await build(site, cache, DAY1_0900);
-      expect(log).toMatch(/render record: (no record|record of rendered calendar files corrupt)/);
-      expect(summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
-      // Same bytes as published, so nothing is written and every mtime stays.
-      expect(summary.files.written).toBe(0);
-      expect(await snapshotTree(site)).toEqual(before);
-    }
+    const text = await readFile(storeFile(cache), 'utf8');
+    // The store without its render record (G rows) and without its record of the last build,
+    // which would find nothing changed and stop before the render record is read.
+    await writeFile(storeFile(cache), text.split('\n').filter((row) => !row.startsWith('G\t')).join('\n'));
+    await replaceRecord(cache);
+    const { summary } = await build(site, cache, DAY1_0900);
+    expect(summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
+    // Same bytes as published, so nothing is written and every mtime stays.
+    expect(summary.files.written).toBe(0);
+    expect(await snapshotTree(site)).toEqual(before);
     expect((await build(site, cache, DAY1_0900)).summary.calendarFiles).toEqual({ rendered: 0, kept: all });
+    // A damaged render record is a damaged store: everything is rendered, to a cold build's bytes.
+    for (const damage of [(t: string) => t.replace(/(\nG\t"[^"]*"\t\{"input":)/, '$1"x'), (t: string) => t.replace(/(\nG\t[^\n]*?"files":\{"[^"]*":")[0-9a-f]/, '$1Z')]) {
+      const good = await readFile(storeFile(cache), 'utf8');
+      expect(damage(good)).not.toBe(good);
+      await writeFile(storeFile(cache), damage(good));
+      // (With its record, the rebuild would find nothing changed and read no further.)
+      await replaceRecord(cache);
+      const { summary: again, log } = await build(site, cache, DAY1_0900);
+      expect(log).toMatch(/build store: .* is corrupt or truncated/);
+      expect(again.calendarFiles).toEqual({ rendered: all, kept: 0 });
+      expect(await contents(site)).toEqual(await contents((await coldBuild(join(site, '..', 'no-cache'), DAY1_0900)).site));
+    }
   });
 
-  it('a record that does not describe the published files (a build stopped between publishing and saving it) renders them', async () => {
+  // Also a regression: event pages and .ics were kept by the render fingerprints of a store that no
+  // longer described --out, so the pages published with the other title stayed.
+  it('regression: a store that does not describe the published files (a build stopped between publishing and saving it) renders them, event pages too', async () => {
     const { site, cache, all } = await fresh(DAY1_0900);
-    const record = join(cache, 'rendered.json');
-    const saved = await readFile(record);
-    // Published with another title, then the record of the first build put back: every input
-    // matches that record, but the published pages and feeds are not the ones it describes.
+    const saved = await readFile(storeFile(cache));
+    // Published with another title, then the store of the first build put back: every input
+    // matches its render record, but the published pages and feeds are not the ones it describes.
     await build(site, cache, DAY1_0900, { title: 'Campus Events' });
-    await writeFile(record, saved);
+    await writeFile(storeFile(cache), saved);
     const { summary } = await build(site, cache, DAY1_0900);
     // Per calendar, calendar.ics does not show the site title, but the group is rendered whole.
     expect(summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
     expect(await readFile(join(site, 'index.html'), 'utf8')).not.toContain('Campus Events');
+    const page = [...(await snapshotTree(site)).keys()].find((p) => /^calendars\/[^/]+\/events\/[^/]+\.html$/.test(p))!;
+    expect(await readFile(join(site, page), 'utf8')).not.toContain('Campus Events');
     expect(await contents(site)).toEqual(await contents((await coldBuild(cache, DAY1_0900)).site));
   });
 });

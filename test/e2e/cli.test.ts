@@ -1,5 +1,5 @@
 // The CLI contract: help, exit statuses, the zero-config demo build.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,7 +115,7 @@ describe('calfeed CLI', () => {
 
   // Issue 20: every build printed calfeed's own bookkeeping ("history: …", "render record: …", "cache: …").
   it('prints no internal jargon unless --verbose', async () => {
-    const jargon = /^(history|render record|cache|last build): /m;
+    const jargon = /^(build store|history|render record|cache|last build): /m;
     const [plain, verbose] = [join(work, 'plain'), join(work, 'verbose')];
     await Promise.all([mkdir(plain), mkdir(verbose)]);
     const [first, firstVerbose] = await Promise.all([runCli(['build'], { cwd: plain }), runCli(['build', '--verbose'], { cwd: verbose })]);
@@ -123,15 +123,19 @@ describe('calfeed CLI', () => {
     expect(first.stderr).not.toMatch(jargon);
     expect(first.stderr).toMatch(/^Built output from the embedded demo portal in .*\n {2}calendars 5, events 59/m);
     expect(firstVerbose.code, firstVerbose.stderr).toBe(0);
-    for (const line of [/^history: no event history yet/m, /^render record: no record/m, /^cache: no crawl cache/m]) expect(firstVerbose.stderr).toMatch(line);
-    // Damaged state is not bookkeeping: it explains a slower build, so it is said without --verbose.
-    await writeFile(join(plain, '.calfeed-cache', 'last-build.json'), '{');
-    await writeFile(join(plain, '.calfeed-cache', 'history.json'), '{');
+    expect(firstVerbose.stderr).toMatch(/^build store: no build store at .* yet: full build$/m);
+    expect(first.stderr).not.toMatch(/^build store: /m);
+    // Damaged state is not bookkeeping: it explains a slower build, so it is said without --verbose, once.
+    await writeFile(join(plain, '.calfeed-cache', 'build-store'), '{');
     const again = await runCli(['build'], { cwd: plain });
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/^last build: record of the last build corrupt/m);
-    expect(again.stderr).toMatch(/^history: event history corrupt/m);
-    expect(again.stderr).not.toMatch(/^(render record|cache): /m);
+    expect(again.stderr.match(/^build store: .*build-store is corrupt or truncated: starting empty, full build$/gm)).toHaveLength(1);
+    // So are the state files of an earlier calfeed, which are removed.
+    for (const name of ['crawl.json', 'history.json', 'last-build.json']) await writeFile(join(plain, '.calfeed-cache', name), '{');
+    const upgraded = await runCli(['build'], { cwd: plain });
+    expect(upgraded.code, upgraded.stderr).toBe(0);
+    expect(upgraded.stderr.match(/^build store: found the state files of an earlier calfeed in .* \(crawl.json, history.json, last-build.json\): starting from an empty build store, and removing them$/gm)).toHaveLength(1);
+    expect((await readdir(join(plain, '.calfeed-cache'))).sort()).toEqual(['build-store']);
   });
 
   it.each(['serve', 'demo-server'])('regression: a port in use made %s report "a bug in calfeed": now exit 2 naming --port', async (command) => {

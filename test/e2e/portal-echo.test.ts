@@ -127,7 +127,7 @@ describe('a portal that echoes the token', () => {
     expect(JSON.parse(first.result.stdout)).toMatchObject({ ok: true, calendars: 2 });
     await expectNoToken(first);
     // It went through the paths that hold the token: the masked link is recorded, the failures logged.
-    expect(await readFile(join(first.dirs[1]!, 'crawl.json'), 'utf8')).toContain('event-calendars?page=2&sig=***');
+    expect(await readFile(join(first.dirs[1]!, 'build-store'), 'utf8')).toContain('event-calendars?page=2&sig=***');
     for (const id of Object.keys(ECHOES)) expect(first.result.stderr).toContain(`event/${id}/details`);
     // The next build cannot replay the masked link from the cache; it asks from page 1 again.
     const second = await calfeed('build', 'echo');

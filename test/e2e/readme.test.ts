@@ -164,7 +164,7 @@ describe('docs/github-action.md, the workflow without the action', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, published: true, upToDate: false, events: 59 });
     // The folders the workflow caches are the ones the build used.
     expect(text).toMatch(/path: \|\n\s+\.calfeed-cache\n\s+output/);
-    expect((await readFile(join(dir, '.calfeed-cache', 'last-build.json'), 'utf8')).length).toBeGreaterThan(0);
+    expect((await readFile(join(dir, '.calfeed-cache', 'build-store'), 'utf8')).length).toBeGreaterThan(0);
     expect((await readFile(join(dir, 'output', 'manifest.json'), 'utf8')).length).toBeGreaterThan(0);
   });
 });

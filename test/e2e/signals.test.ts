@@ -150,10 +150,10 @@ describe('after the commit point', () => {
 
   it('a state file that cannot be saved after the commit is a warning: exit 0, "published": true', async () => {
     const dir = await builtSite();
-    // A folder where the record of the last build goes: reading it is a note, writing it fails.
-    await rm(join(dir, 'cache', 'last-build.json'));
-    await mkdir(join(dir, 'cache', 'last-build.json'));
-    await writeFile(join(dir, 'cache', 'last-build.json', 'x'), '');
+    // A folder where the build store goes: reading it is a note, writing it fails.
+    await rm(join(dir, 'cache', 'build-store'));
+    await mkdir(join(dir, 'cache', 'build-store'));
+    await writeFile(join(dir, 'cache', 'build-store', 'x'), '');
     portal.changeEvents(10);
 
     const r = await build(dir);

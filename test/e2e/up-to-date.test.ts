@@ -17,6 +17,7 @@ import { paths } from '../../src/paths.js';
 import { buildAt } from '../support/build-at.js';
 import { makeEvents, startPortal } from '../crawl/portal.js';
 import { snapshotTree } from '../support/tree.js';
+import { copyHistory, lastBuild, replaceRecord, storeFile } from '../support/store.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -36,7 +37,7 @@ function build(portal: DemoPortal, site: string, cache: string, now: number, fla
 async function coldBuild(portal: DemoPortal, cache: string, now: number, flags: Record<string, string> = {}): Promise<string> {
   const dir = await mkdtemp(join(work, 'cold-'));
   await mkdir(join(dir, 'cache'));
-  await copyFile(join(cache, 'history.json'), join(dir, 'cache', 'history.json'));
+  await copyHistory(cache, join(dir, 'cache'));
   const { summary } = await build(portal, join(dir, 'site'), join(dir, 'cache'), now, flags);
   expect(summary.upToDate).toBe(false);
   expect(summary.calendarFiles.kept).toBe(0);
@@ -61,16 +62,6 @@ async function fresh(now: number, flags: Record<string, string> = {}): Promise<{
   return { portal, site, cache, first: summary };
 }
 
-/** The record of the last build, as the next build reads it. */
-async function lastBuild(cache: string): Promise<LastBuildRecord> {
-  return JSON.parse(await readFile(join(cache, 'last-build.json'), 'utf8')) as LastBuildRecord;
-}
-
-interface LastBuildRecord {
-  stableUntil: number | null;
-  detailsDueAt: number | null;
-  failedDetails: Array<[string, string]>;
-}
 
 const portals: DemoPortal[] = [];
 const TEST_TOKEN = 'up-to-date-token';
@@ -243,7 +234,7 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     const cold = async (now: number) => {
       const coldDir = await mkdtemp(join(work, 'broken-cold-'));
       await mkdir(join(coldDir, 'cache'));
-      await copyFile(join(cache, 'history.json'), join(coldDir, 'cache', 'history.json'));
+      await copyHistory(cache, join(coldDir, 'cache'));
       await buildAt({ portal, work, site: join(coldDir, 'site'), cache: join(coldDir, 'cache'), now, flags });
       return contents(join(coldDir, 'site'));
     };
@@ -348,30 +339,47 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
     }
   });
 
-  it('when only time moved but the saved events or the history are gone, the events are read again, to the same bytes', async () => {
-    for (const gone of ['events.spool', 'events.spool.json', 'history.json']) {
+  it('when only time moved but the build store is damaged, everything is read again, to the bytes of a build with no history', async () => {
+    const damages: Array<[string, (file: string) => Promise<void>]> = [
+      ['an event row cut short', async (file) => {
+        const bytes = await readFile(file);
+        const row = bytes.indexOf('\nS\t') + 1;
+        await writeFile(file, Buffer.concat([bytes.subarray(0, row + 40), bytes.subarray(row + 60)]));
+      }],
+      ['a history row damaged', async (file) => writeFile(file, (await readFile(file, 'utf8')).replace('\nH\t', '\nH\t{'))],
+      ['the store truncated', async (file) => writeFile(file, (await readFile(file)).subarray(0, 5000))],
+    ];
+    for (const [what, damage] of damages) {
       const { portal, site, cache, first } = await fresh(DAY1_0900);
       const { stableUntil: until } = await lastBuild(cache);
-      const cold = await contents(await coldBuild(portal, cache, until!));
-      await rm(join(cache, gone));
+      const coldDir = await mkdtemp(join(work, 'damaged-cold-'));
+      await buildAt({ portal, work, site: join(coldDir, 'site'), cache: join(coldDir, 'cache'), now: until! });
+      await damage(storeFile(cache));
       const built = await build(portal, site, cache, until!);
-      expect(built.log, gone).toContain('reading them all again');
-      expect(built.log, gone).not.toContain("Rendered from the last build's events");
-      // Without the history every event is new again; with it, the bytes are the cold build's.
-      if (gone !== 'history.json') expect(await contents(site), gone).toEqual(cold);
-      else expect(built.summary.changes.newEvents).toBe(first.events);
+      expect(built.log, what).toMatch(/build store: .* is corrupt or truncated: starting empty, full build/);
+      expect(built.log, what).not.toContain("Rendered from the last build's events");
+      // Without the history every event is new again: the bytes are those of a build with none.
+      expect(built.summary.changes.newEvents, what).toBe(first.events);
+      expect(await contents(site), what).toEqual(await contents(join(coldDir, 'site')));
     }
   });
 
   it('a missing or damaged record of the last build means a build, never an error', async () => {
     const { portal, site, cache } = await fresh(DAY1_0900);
-    const record = join(cache, 'last-build.json');
-    for (const damage of [() => rm(record), () => writeFile(record, '{"version":1,"inputs":'), () => writeFile(record, '{"version":1}')]) {
-      await damage();
-      const { summary } = await build(portal, site, cache, DAY1_0900);
-      expect(summary.upToDate).toBe(false);
-      expect(summary.files.written).toBe(0);
+    // A store without a record: its history and render record still stand, so nothing is written.
+    await replaceRecord(cache);
+    const { summary } = await build(portal, site, cache, DAY1_0900);
+    expect(summary.upToDate).toBe(false);
+    expect(summary.files.written).toBe(0);
+    expect((await build(portal, site, cache, DAY1_0900)).summary.upToDate).toBe(true);
+    // A damaged record is a damaged store: a full build, and the next one is up to date.
+    for (const damage of [(at: number) => `R\t{"at":${at},"build":{"builtAt":`, (at: number) => `R\t{"at":${at},"build":{}}`, (at: number) => `R\t{"at":${at + 1},"build":null}`]) {
+      await replaceRecord(cache, (at) => `${damage(at)}\n`);
+      const { summary: again, log } = await build(portal, site, cache, DAY1_0900);
+      expect(again.upToDate).toBe(false);
+      expect(log).toMatch(/build store: .* is corrupt or truncated/);
       expect((await build(portal, site, cache, DAY1_0900)).summary.upToDate).toBe(true);
     }
   });
+
 });

@@ -10,7 +10,6 @@ const record = (warnings: string[]): LastBuild => ({
   stableUntil: null,
   detailsDueAt: null,
   failedDetails: [],
-  spool: null,
   manifest: 'sha',
   lists: [],
   counts: { calendars: 1, events: 1, unreadable: 0, eventFiles: 2, calendarFiles: 7, files: 12 },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CalendarEvent } from '../../src/model.js';
-import { applyHistory, emptyHistory, HistoryTracker, parseHistory } from '../../src/state/history.js';
+import { applyHistory, emptyHistory, HistoryTracker } from '../../src/state/history.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -58,14 +58,6 @@ describe('applyHistory', () => {
     const back = applyHistory([event('a')], gone.state, T0 + 2 * DAY, 30 * DAY);
     expect(back.events[0]).toMatchObject({ sequence: 2, firstSeen: T0 });
     expect(back.removed).toHaveLength(0);
-  });
-
-  it('rejects corrupt history so the build starts afresh', () => {
-    expect(parseHistory({ version: 1, events: { x: { firstSeen: 'yesterday' } } })).toBeUndefined();
-    expect(parseHistory({ version: 99, events: {} })).toBeUndefined();
-    expect(parseHistory(null)).toBeUndefined();
-    const ok = applyHistory([event('a')], emptyHistory(), T0, DAY).state;
-    expect(parseHistory(JSON.parse(JSON.stringify(ok)))).toEqual(ok);
   });
 });
 

@@ -18,6 +18,7 @@ import { paths } from '../../../src/paths.js';
 import { listFiles, snapshotTree } from '../tree.js';
 import { BASE_NOW, applyMutations, portalState, type History, type ModelCalendar } from './model.js';
 import { startHistoryPortal, type HistoryPortal } from './portal.js';
+import { copyHistory } from '../store.js';
 
 const MINUTE = 60_000;
 
@@ -66,9 +67,7 @@ export async function runHistory(history: History): Promise<void> {
       const cold = { out: join(work, `cold-${index}`, 'site'), cache: join(work, `cold-${index}`, 'cache') };
       await mkdir(cold.cache, { recursive: true });
       // The cold build starts from the event history the incremental one starts from, and nothing else.
-      await copyFile(join(incremental.cache, 'history.json'), join(cold.cache, 'history.json')).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
+      await copyHistory(incremental.cache, cold.cache);
       const inc = await build(portal, incremental, at, work);
       const ref = await build(portal, cold, at, work);
       await compare(where, inc, ref, incremental.out, cold.out);

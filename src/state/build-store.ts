@@ -1,0 +1,331 @@
+// The build store: everything a build leaves in --cache-dir for the next one, in one file,
+// `build-store`, made current in one rename after the publish. A killed build leaves the last
+// store or the new one, never half of either, and never state files of two builds side by side.
+//
+// Layout, one row a line, each section in this order (a store out of order is corrupt):
+//   {"calfeedStore":1,"portal":…,"inputs":…}   header: the format, the portal, the inputs digest
+//   S\t[ref]\n<event JSON><VEVENT>\n           every live event as spooled (spool.ts), read by offset
+//   D\t"key"\t{doc}   E\t"key"\t{entry}        HTTP validators and body hashes (crawl/cache.ts)
+//   N\t"calendar id"\t{notes}                  warnings and unreadable events per calendar
+//   H\t"key"\t{record}   K\t[calendars]         event and calendar history (history.ts, calendars.ts)
+//   G\t"group"\t{group}                        what each group of files was rendered from (rendered.ts)
+//   R\t{"at":…,"build":…}                      the build record (last-build.ts), at offset `at`, last
+// Written a row at a time and read a row at a time: at 100,000 events it is hundreds of megabytes.
+
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { appendFile, copyFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CrawlCache } from '../crawl/cache.js';
+import type { Calendar } from '../model.js';
+import { EventSpool, parseRowHead, type EventRef } from '../pipeline/spool.js';
+import { ByteLines } from '../read-lines.js';
+import { makeDir } from '../make-dir.js';
+import { writePieces } from '../write-lines.js';
+import { isCalendarRecord, type CalendarRecord } from './calendars.js';
+import { emptyHistory, isEventRecord, type HistoryState } from './history.js';
+import { parseLastBuild, type LastBuild } from './last-build.js';
+import { parseGroup, type RenderedGroup, type RenderedState } from './rendered.js';
+
+export const STORE_FILE = 'build-store';
+const FORMAT = 1;
+const ORDER = 'SDENHKGR';
+// The state files of calfeed before the build store: a build that finds them starts empty.
+const LEGACY = ['crawl.json', 'history.json', 'rendered.json', 'last-build.json', 'events.spool', 'events.spool.json'];
+const MAX_LINE = 1 << 26;
+
+/** What the store was made for: a store is kept across other inputs, but its record and events then stand for nothing. */
+export interface StoreHeader {
+  /** The portal's base URL, or "embedded demo": HTTP validators hold only for their portal. */
+  portal: string;
+  /** buildInputs() of the build that made it (up-to-date.ts). */
+  inputs: string;
+}
+
+/** What reading a calendar's events gave besides the events: its warnings, and the events it could not read. */
+export interface CalendarNotes {
+  /** Each warning with the id of the event it is about. */
+  warnings: Array<[eventId: string, message: string]>;
+  unreadable: string[];
+}
+
+/** The last build's events, to render from or to take unchanged events from. */
+export interface SavedEvents {
+  spool: EventSpool;
+  /** The calendars the last build listed. */
+  calendars: Calendar[];
+  /** By calendar id. */
+  notes: Map<string, CalendarNotes>;
+  /** Refs by calendar id, in the order the build spooled them. */
+  events: Map<string, EventRef[]>;
+}
+
+/** Everything in a store but its record. */
+export interface StoreSections {
+  crawl: CrawlCache;
+  history: HistoryState;
+  rendered: Map<string, RenderedGroup>;
+  /** With load(…, true). */
+  saved?: SavedEvents;
+  /** Where the history begins: a store made from this one's events keeps the bytes before it. */
+  keepTo: number;
+}
+
+/** The store in --cache-dir as a build finds it: header and record read, the rest on load(). */
+export class BuildStore {
+  private constructor(
+    readonly file: string,
+    /** What the store was made for; undefined when it cannot be used. */
+    readonly header: StoreHeader | undefined,
+    /** The record of the last build (its `inputs` the header's); undefined when there is none. */
+    readonly record: LastBuild | undefined,
+    /** Why the store cannot be used, when it cannot. */
+    readonly note?: string,
+    /** The note only says that there is no store yet. */
+    readonly missing = false,
+  ) {}
+
+  /** The store's header and record; a missing, unreadable, foreign or damaged store opens empty, with a note. */
+  static async open(cacheDir: string): Promise<BuildStore> {
+    const file = join(cacheDir, STORE_FILE);
+    const empty = (note: string, missing = false): BuildStore => new BuildStore(file, undefined, undefined, note, missing);
+    // Left by an earlier calfeed, maybe one run after this store was made: neither is trusted.
+    const legacy = await removeLegacy(cacheDir);
+    if (legacy.length > 0) {
+      await rm(file, { force: true, recursive: true });
+      return empty(`found the state files of an earlier calfeed in ${cacheDir} (${legacy.join(', ')}): starting from an empty build store, and removing them`);
+    }
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty(`no build store at ${file} yet: full build`, true);
+      return empty(`cannot read ${file} (${(error as Error).message}): starting empty, full build`);
+    }
+    try {
+      const header = parseHeader(new ByteLines(fd).line(1 << 16));
+      if (header === 'foreign') return empty(`${file} is from another calfeed version: starting empty, full build`);
+      const record = header && readRecord(fd, header.inputs);
+      if (!header || record === undefined) return empty(`${file} is corrupt or truncated: starting empty, full build`);
+      return new BuildStore(file, header, record ?? undefined);
+    } catch (error) {
+      return empty(`cannot read ${file} (${(error as Error).message}): starting empty, full build`);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Everything but the record, read a row at a time. What the store says of --out (the last
+   * build's events, what each event's files were rendered from) only when `vouched`: its record
+   * vouches for --out as it is (checkUpToDate's `intact`); a build killed between its publish and
+   * its commit leaves --out newer than the store. A damaged store gives empty sections and a note.
+   */
+  load(portal: string, vouched: boolean): { sections: StoreSections; note?: string } {
+    if (!this.header) return { sections: emptySections() };
+    const reader = new SectionReader(vouched);
+    const fd = openSync(this.file, 'r');
+    let read: boolean;
+    try {
+      read = reader.read(new ByteLines(fd));
+    } finally {
+      closeSync(fd);
+    }
+    const sections = read ? reader.sections(this.file) : undefined;
+    if (!sections) return { sections: emptySections(), note: `${this.file} is corrupt or truncated: starting empty, full build` };
+    if (this.header.portal === portal) return { sections };
+    sections.crawl = CrawlCache.empty();
+    return { sections, note: `${this.file} was written for another portal (${this.header.portal}): not using its HTTP validators, full crawl` };
+  }
+}
+
+const emptySections = (): StoreSections => ({ crawl: CrawlCache.empty(), history: emptyHistory(), rendered: new Map(), keepTo: 0 });
+
+/** Reads a store's rows into its sections; false at the first row that is not as a store writes it. */
+class SectionReader {
+  private readonly crawl = CrawlCache.empty();
+  private readonly history = emptyHistory();
+  private readonly rendered = new Map<string, RenderedGroup>();
+  private readonly notes = new Map<string, CalendarNotes>();
+  private readonly events = new Map<string, EventRef[]>();
+  private keepTo = 0;
+
+  constructor(private readonly vouched: boolean) {}
+
+  read(lines: ByteLines): boolean {
+    lines.line(1 << 16);
+    for (let order = 0; ; ) {
+      const at = lines.offset;
+      const line = lines.line(MAX_LINE);
+      const kind = line === undefined || line[1] !== 9 ? -1 : ORDER.indexOf(String.fromCharCode(line[0]!));
+      if (kind < order) return false;
+      if (kind >= ORDER.indexOf('H') && order < ORDER.indexOf('H')) this.keepTo = at;
+      order = kind;
+      if (ORDER[kind] === 'R') return lines.line(0) === undefined;
+      if (!(ORDER[kind] === 'S' ? this.row(line!, lines) : this.entry(ORDER[kind]!, line!.toString('utf8', 2)))) return false;
+    }
+  }
+
+  /** The sections read; undefined when the events are not those of the calendars listed. */
+  sections(file: string): StoreSections | undefined {
+    const { crawl, history, rendered, keepTo } = this;
+    if (!this.vouched) return { crawl, history, rendered, keepTo };
+    const calendars = history.calendars.filter((r) => r.removedAt === undefined).map((r) => r.calendar);
+    const events = new Map(calendars.map((c) => [c.id, this.events.get(c.id) ?? []]));
+    if ([...this.events.keys()].some((id) => !events.has(id))) return undefined;
+    return { crawl, history, rendered, keepTo, saved: { spool: EventSpool.open(file), calendars, notes: this.notes, events } };
+  }
+
+  // An event's row: its ref, then its JSON and VEVENT (skipped: they are read by offset), then a newline.
+  private row(line: Buffer, lines: ByteLines): boolean {
+    const head = parseRowHead(line.toString('utf8', 2));
+    if (!head) return false;
+    const at = lines.offset;
+    lines.skip(head.jsonBytes + head.veventBytes);
+    if (lines.line(0)?.length !== 0) return false;
+    if (!this.vouched) return true;
+    const list = this.events.get(head.calendarId);
+    if (list) list.push({ ...head, at });
+    else this.events.set(head.calendarId, [{ ...head, at }]);
+    return true;
+  }
+
+  private entry(kind: string, text: string): boolean {
+    const tab = text.indexOf('\t');
+    const key = tab < 0 ? undefined : parse(text.slice(0, tab));
+    const value = parse(tab < 0 ? text : text.slice(tab + 1));
+    if (kind === 'K') {
+      if (!Array.isArray(value) || !value.every(isCalendarRecord)) return false;
+      this.history.calendars = value;
+      return true;
+    }
+    if (typeof key !== 'string') return false;
+    if (kind === 'D' || kind === 'E') return this.crawl.restore(kind, key, value);
+    const group = kind === 'G' ? parseGroup(value) : undefined;
+    if (kind === 'H' && isEventRecord(value)) this.history.events.set(key, this.vouched ? value : { ...value, rendered: undefined });
+    else if (kind === 'N' && isNotes(value)) this.notes.set(key, value);
+    else if (group) this.rendered.set(key, group);
+    else return false;
+    return true;
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
+
+function isNotes(value: unknown): value is CalendarNotes {
+  const { warnings, unreadable } = (value ?? {}) as Partial<CalendarNotes>;
+  return Array.isArray(warnings) && warnings.every((w) => isStrings(w) && w.length === 2) && isStrings(unreadable);
+}
+
+function parseHeader(line: Buffer | undefined): StoreHeader | 'foreign' | undefined {
+  const header = line && parse(line.toString('utf8'));
+  if (typeof header !== 'object' || header === null) return undefined;
+  const { calfeedStore, portal, inputs } = header as Record<string, unknown>;
+  if (calfeedStore !== FORMAT) return 'foreign';
+  return typeof portal === 'string' && typeof inputs === 'string' ? { portal, inputs } : undefined;
+}
+
+/** The store's last line, its build record: null when the store has none, undefined when the line is not one. */
+function readRecord(fd: number, inputs: string): LastBuild | null | undefined {
+  const size = fstatSync(fd).size;
+  // From the end, in growing steps: a record holds up to a thousand warnings.
+  for (let length = 1 << 16; ; length *= 4) {
+    const from = Math.max(0, size - length);
+    const bytes = Buffer.allocUnsafe(size - from);
+    if (readSync(fd, bytes, 0, bytes.length, from) !== bytes.length || bytes.at(-1) !== 10) return undefined;
+    const nl = bytes.lastIndexOf(10, bytes.length - 2);
+    if (nl < 0 && from > 0 && length < MAX_LINE) continue;
+    const at = from + nl + 1;
+    if (bytes[nl + 1] !== 0x52 || bytes[nl + 2] !== 9) return undefined;
+    const line = parse(bytes.toString('utf8', nl + 3, bytes.length - 1)) as { at?: unknown; build?: unknown } | undefined;
+    if (line?.at !== at) return undefined;
+    return line.build === null ? null : parseLastBuild(line.build, inputs);
+  }
+}
+
+async function removeLegacy(cacheDir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of LEGACY) {
+    const file = join(cacheDir, name);
+    if (await stat(file).then(() => true, () => false)) {
+      found.push(name);
+      await rm(file, { force: true, recursive: true });
+    }
+  }
+  return found;
+}
+
+/** The rows a store begins with: the build's spool (made with headerLine()), or the last store's up to `upTo`. */
+export type StoreRows = { spool: EventSpool } | { from: string; upTo: number } | { header: StoreHeader };
+
+/** The next store, written beside the current one: commit() adds the build record and makes it current. */
+export interface PreparedStore {
+  commit(build: LastBuild | null): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/** The first line of a store made for `header`. */
+export const headerLine = (header: StoreHeader): string => `${JSON.stringify({ calfeedStore: FORMAT, ...header })}\n`;
+
+/**
+ * Write the next store but its record: `rows`, then `tail` (storeTail()), which may read the
+ * events of those rows by their refs from the spool it is given.
+ */
+export async function prepareStore(cacheDir: string, rows: StoreRows, tail: (events: EventSpool) => Iterable<string>): Promise<PreparedStore> {
+  await makeDir(cacheDir);
+  const file = join(cacheDir, STORE_FILE);
+  const temp = `${file}.${process.pid}.tmp`;
+  const discard = (): Promise<void> => rm(temp, { force: true });
+  try {
+    if ('spool' in rows) rows.spool.persist(temp);
+    else if ('from' in rows) {
+      await copyFile(rows.from, temp);
+      await truncate(temp, rows.upTo);
+    } else await writeFile(temp, headerLine(rows.header));
+    const events = EventSpool.open(temp);
+    try {
+      await writePieces(temp, tail(events), 'a');
+    } finally {
+      events.dispose();
+    }
+  } catch (error) {
+    await discard();
+    throw error;
+  }
+  return {
+    commit: async (build) => {
+      try {
+        const at = (await stat(temp)).size;
+        const { inputs: _inputs, ...rest } = build ?? { inputs: '' };
+        await appendFile(temp, `R\t${JSON.stringify({ at, build: build ? rest : null })}\n`);
+        await rename(temp, file);
+      } catch (error) {
+        await discard();
+        throw error;
+      }
+    },
+    discard,
+  };
+}
+
+/** What a store holds after its rows: the sections of a build that crawled, or (without crawl and notes) of one that rendered from the last store's events. */
+export function* storeTail(parts: {
+  crawl?: CrawlCache;
+  notes?: ReadonlyMap<string, CalendarNotes>;
+  history: Iterable<readonly [string, string]>;
+  calendars: readonly CalendarRecord[];
+  rendered: RenderedState;
+}): Generator<string> {
+  if (parts.crawl) yield* parts.crawl.lines();
+  for (const [id, notes] of parts.notes ?? []) yield `N\t${JSON.stringify(id)}\t${JSON.stringify(notes)}\n`;
+  for (const [key, record] of parts.history) yield `H\t${key}\t${record}\n`;
+  yield `K\t${JSON.stringify(parts.calendars)}\n`;
+  for (const [name, group] of parts.rendered) yield `G\t${JSON.stringify(name)}\t${JSON.stringify(group)}\n`;
+}
