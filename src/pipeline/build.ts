@@ -28,7 +28,7 @@ import {
 import { clockAt } from '../render/clock.js';
 import { createRenderContext, type RenderContext } from '../render/context.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
-import { HistoryTracker, type LiveEvent } from '../state/history.js';
+import { HistoryTracker } from '../state/history.js';
 import { MAX_RECORDED_WARNINGS, type LastBuild } from '../state/last-build.js';
 import { BuildStore, headerLine, prepareStore, storeTail, type CalendarNotes, type PreparedStore, type SavedEvents } from '../state/build-store.js';
 import { settleCalendars } from '../state/calendars.js';
@@ -205,20 +205,13 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const keptFromLastBuild = expired ? await staging.keepPublished((relPath) => !keepLast(relPath) || expired(relPath), true) : 0;
     // Read from to the end when it is this build's spool; else its events were copied already.
     if (lastSpool && lastSpool.spool !== spool) lastSpool.spool.dispose();
-    // The next store, from the spooled events (which leave the staging folder before it is listed
-    // in the manifest and checked) or, rendered from the last store's events, from its rows; the
-    // next history is made from the events (history keeps nothing per live event).
-    const rendered = calendarFiles.state();
+    // The next store, from the spooled events with their history (which leave the staging folder
+    // before it is listed in the manifest and checked) or, rendered from the last store's events,
+    // from its rows.
     const rows = cache ? { spool } : { from: store.file, upTo: sections.keepTo };
-    prepared = await prepareStore(config.cacheDir, rows, (from) =>
-      storeTail({
-        crawl: cache,
-        notes: cache ? gathered.notes : undefined,
-        history: tracker.records(liveEvents(calendars, events, from, eventFiles)),
-        calendars: calendarHistory.records,
-        rendered,
-      }),
-    );
+    const notes = cache ? gathered.notes : undefined;
+    const tail = storeTail({ crawl: cache, notes, history: tracker.removed(), calendars: calendarHistory.records, rendered: calendarFiles.state() });
+    prepared = await prepareStore(config.cacheDir, rows, tail);
     cache?.dispose();
     spool.dispose();
     // Until when a rebuild from the same data would publish the same bytes.
@@ -506,16 +499,6 @@ function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClie
     warnings: run.log.warnings,
     durationMs,
   });
-}
-
-/** Every live event as spooled, with the fingerprint its page and .ics were rendered from. */
-function* liveEvents(calendars: Calendar[], events: ReadonlyMap<string, Iterable<EventRef>>, spool: EventSpool, files: EventFiles): Generator<LiveEvent> {
-  for (const cal of calendars) {
-    for (const ref of events.get(cal.id) ?? []) {
-      const json = spool.json(ref);
-      yield { event: JSON.parse(json) as FeedEvent, rendered: files.fingerprint(cal, json) };
-    }
-  }
 }
 
 /**

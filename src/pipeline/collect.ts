@@ -187,8 +187,8 @@ export class Collector implements CrawlSink {
     // Serialized once, for the render fingerprint and for the spool.
     const json = JSON.stringify(withHistory);
     // The VEVENT is rendered once: the same text goes into the event's .ics and every calendar.ics.
-    const vevent = await this.eventFiles.write(state.calendar, withHistory, rendered, json);
-    state.events.push(this.spool.add(withHistory, vevent, eventFacts(this.ctx, state.calendar, withHistory, this.site), json));
+    const output = await this.eventFiles.write(state.calendar, withHistory, rendered, json);
+    state.events.push(this.spool.add(withHistory, output, eventFacts(this.ctx, state.calendar, withHistory, this.site), json));
   }
 
   /**

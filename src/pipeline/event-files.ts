@@ -9,9 +9,15 @@ import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
 import { renderEventIcs } from '../render/ical/index.js';
-import type { HistoryTracker } from '../state/history.js';
+import { liveRecord, type HistoryTracker } from '../state/history.js';
 import type { PageRenderer } from './page-pool.js';
 import { dateDataVersions } from './render-keys.js';
+
+/** What writing an event's files gives the spool: its VEVENT and its history record (JSON). */
+export interface EventOutput {
+  vevent: string;
+  record: string;
+}
 
 /** Writes event pages and .ics files, skipping those whose fingerprint matches the published ones. */
 export class EventFiles {
@@ -38,9 +44,9 @@ export class EventFiles {
   /**
    * Write (or keep) the page and .ics of one event; `renderedBefore` is its last published
    * fingerprint, `eventJson` JSON.stringify(event) when the caller has it. Returns its VEVENT text,
-   * which every calendar.ics it is in repeats.
+   * which every calendar.ics it is in repeats, and its history record as published (liveRecord).
    */
-  async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined, eventJson = JSON.stringify(event)): Promise<string> {
+  async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined, eventJson = JSON.stringify(event)): Promise<EventOutput> {
     const page = paths.eventPage(cal.slug, event.slug);
     const ics = paths.eventIcs(cal.slug, event.slug);
     const fingerprint = this.fingerprint(cal, eventJson);
@@ -56,7 +62,7 @@ export class EventFiles {
       this.rendered++;
     }
     this.history.markRendered(event.calendarId, event.id, fingerprint);
-    return rendered.vevent;
+    return { vevent: rendered.vevent, record: liveRecord(event, fingerprint) };
   }
 
   /**

@@ -38,16 +38,23 @@ export interface EventRef {
 
 /**
  * The line that starts an event's row in a spool (and in the build store): its ids, facts and
- * byte counts as a JSON array; the row goes on with `jsonBytes` of JSON, `veventBytes` of VEVENT
- * text (which has CRLFs of its own) and a newline.
+ * byte counts as a JSON array, a tab and its history record (JSON, see liveRecord); the row goes
+ * on with `jsonBytes` of JSON, `veventBytes` of VEVENT text (which has CRLFs of its own) and a
+ * newline.
  */
-export function rowHead(ref: Omit<EventRef, 'at'>): string {
+export function rowHead(ref: Omit<EventRef, 'at'>, record: string): string {
   const { calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled, jsonBytes, veventBytes } = ref;
-  return `S\t${JSON.stringify([calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled ? 1 : 0, jsonBytes, veventBytes])}\n`;
+  return `S\t${JSON.stringify([calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled ? 1 : 0, jsonBytes, veventBytes])}\t${record}\n`;
 }
 
-/** The ref a rowHead() line (without "S\t" and the newline) describes; undefined when it is not one. */
-export function parseRowHead(text: string): Omit<EventRef, 'at'> | undefined {
+/** The ref and the record text a rowHead() line (without "S\t" and the newline) holds; undefined when it is not one. */
+export function parseRowHead(text: string): { ref: Omit<EventRef, 'at'>; record: string } | undefined {
+  const tab = text.indexOf('\t');
+  const ref = tab < 0 ? undefined : parseRef(text.slice(0, tab));
+  return ref && { ref, record: text.slice(tab + 1) };
+}
+
+function parseRef(text: string): Omit<EventRef, 'at'> | undefined {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -131,26 +138,41 @@ export class EventSpool {
     this.data.persist(dest);
   }
 
-  /** Append an event (`eventJson`: its JSON.stringify, when the caller has it) and its VEVENT text; returns its ref. */
-  add(event: FeedEvent, vevent: string, facts: RefFacts, eventJson = JSON.stringify(event)): EventRef {
+  /**
+   * Append an event (`eventJson`: its JSON.stringify, when the caller has it) with its VEVENT text
+   * and its history record (EventFiles.write's output); returns its ref.
+   */
+  add(event: FeedEvent, output: { vevent: string; record: string }, facts: RefFacts, eventJson = JSON.stringify(event)): EventRef {
     const { start, end, stamp, pageStart, pageEnd, cancelled } = facts;
+    const { vevent, record } = output;
     const head = { calendarId: event.calendarId, id: event.id, start, end, stamp, pageStart, pageEnd, cancelled };
-    return this.append({ ...head, jsonBytes: Buffer.byteLength(eventJson, 'utf8'), veventBytes: Buffer.byteLength(vevent, 'utf8') }, eventJson, vevent);
+    return this.append({ ...head, jsonBytes: Buffer.byteLength(eventJson, 'utf8'), veventBytes: Buffer.byteLength(vevent, 'utf8') }, record, eventJson, vevent);
   }
 
   /**
-   * Append an event another spool holds (the last build's, in the build store), bytes as they
-   * are; returns its ref here, with the same facts.
+   * Append an event another spool holds (the last build's, in the build store), bytes and history
+   * record as they are (the event is unchanged); returns its ref here, with the same facts.
    */
   copy(from: EventSpool, ref: EventRef): EventRef {
-    return this.append(ref, from.record(ref));
+    return this.append(ref, from.historyRecord(ref), from.record(ref));
+  }
+
+  /** The history record in a ref's row (the end of the line before its bytes). */
+  historyRecord(ref: EventRef): string {
+    // Read back from the ref's bytes in growing windows; a head is a few hundred bytes.
+    for (let window = 2048; ; window *= 4) {
+      const from = Math.max(0, ref.at - window);
+      const text = this.data.read(from, ref.at - from).toString('utf8');
+      const start = text.lastIndexOf('\n', text.length - 2) + 1;
+      if (start > 0 || from === 0) return text.slice(text.indexOf('\t', start + 2) + 1, -1);
+    }
   }
 
   // A row: the line rowHead() makes, the event's JSON and VEVENT text, and a newline.
-  private append(ref: Omit<EventRef, 'at'>, ...payload: Array<string | Buffer>): EventRef {
+  private append(ref: Omit<EventRef, 'at'>, record: string, ...payload: Array<string | Buffer>): EventRef {
     const data = this.data;
     if (!(data instanceof AppendFile)) throw new Error('internal: append to a spool opened to read');
-    data.append(rowHead(ref));
+    data.append(rowHead(ref, record));
     const at = data.size;
     for (const bytes of payload) data.append(bytes);
     data.append('\n');

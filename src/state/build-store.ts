@@ -4,10 +4,10 @@
 //
 // Layout, one row a line, each section in this order (a store out of order is corrupt):
 //   {"calfeedStore":1,"portal":…,"inputs":…}   header: the format, the portal, the inputs digest
-//   S\t[ref]\n<event JSON><VEVENT>\n           every live event as spooled (spool.ts), read by offset
+//   S\t[ref]\t{record}\n<JSON><VEVENT>\n     every live event as spooled, with its history (spool.ts)
 //   D\t"key"\t{doc}   E\t"key"\t{entry}        HTTP validators and body hashes (crawl/cache.ts)
 //   N\t"calendar id"\t{notes}                  warnings and unreadable events per calendar
-//   H\t"key"\t{record}   K\t[calendars]         event and calendar history (history.ts, calendars.ts)
+//   H\t"key"\t{record}   K\t[calendars]         removed events' and calendar history (history.ts, calendars.ts)
 //   G\t"group"\t{group}                        what each group of files was rendered from (rendered.ts)
 //   R\t{"at":…,"build":…}                      the build record (last-build.ts), at offset `at`, last
 // Written a row at a time and read a row at a time: at 100,000 events it is hundreds of megabytes.
@@ -175,17 +175,21 @@ class SectionReader {
     return { crawl, history, rendered, keepTo, saved: { spool: EventSpool.open(file), calendars, notes: this.notes, events } };
   }
 
-  // An event's row: its ref, then its JSON and VEVENT (skipped: they are read by offset), then a newline.
+  // An event's row: its ref and history record, then its JSON and VEVENT (skipped: they are read
+  // by offset), then a newline.
   private row(line: Buffer, lines: ByteLines): boolean {
-    const head = parseRowHead(line.toString('utf8', 2));
-    if (!head) return false;
+    const parsed = parseRowHead(line.toString('utf8', 2));
+    const record = parsed && parse(parsed.record);
+    if (!parsed || !isEventRecord(record)) return false;
+    const { ref } = parsed;
+    this.history.events.set(JSON.stringify([ref.calendarId, ref.id]), this.vouched ? record : { ...record, rendered: undefined });
     const at = lines.offset;
-    lines.skip(head.jsonBytes + head.veventBytes);
+    lines.skip(ref.jsonBytes + ref.veventBytes);
     if (lines.line(0)?.length !== 0) return false;
     if (!this.vouched) return true;
-    const list = this.events.get(head.calendarId);
-    if (list) list.push({ ...head, at });
-    else this.events.set(head.calendarId, [{ ...head, at }]);
+    const list = this.events.get(ref.calendarId);
+    if (list) list.push({ ...ref, at });
+    else this.events.set(ref.calendarId, [{ ...ref, at }]);
     return true;
   }
 
@@ -274,11 +278,8 @@ export interface PreparedStore {
 /** The first line of a store made for `header`. */
 export const headerLine = (header: StoreHeader): string => `${JSON.stringify({ calfeedStore: FORMAT, ...header })}\n`;
 
-/**
- * Write the next store but its record: `rows`, then `tail` (storeTail()), which may read the
- * events of those rows by their refs from the spool it is given.
- */
-export async function prepareStore(cacheDir: string, rows: StoreRows, tail: (events: EventSpool) => Iterable<string>): Promise<PreparedStore> {
+/** Write the next store but its record: `rows`, then `tail` (storeTail()). */
+export async function prepareStore(cacheDir: string, rows: StoreRows, tail: Iterable<string>): Promise<PreparedStore> {
   await makeDir(cacheDir);
   const file = join(cacheDir, STORE_FILE);
   const temp = `${file}.${process.pid}.tmp`;
@@ -289,12 +290,7 @@ export async function prepareStore(cacheDir: string, rows: StoreRows, tail: (eve
       await copyFile(rows.from, temp);
       await truncate(temp, rows.upTo);
     } else await writeFile(temp, headerLine(rows.header));
-    const events = EventSpool.open(temp);
-    try {
-      await writePieces(temp, tail(events), 'a');
-    } finally {
-      events.dispose();
-    }
+    await writePieces(temp, tail, 'a');
   } catch (error) {
     await discard();
     throw error;
@@ -315,7 +311,11 @@ export async function prepareStore(cacheDir: string, rows: StoreRows, tail: (eve
   };
 }
 
-/** What a store holds after its rows: the sections of a build that crawled, or (without crawl and notes) of one that rendered from the last store's events. */
+/**
+ * What a store holds after its rows: the sections of a build that crawled, or (without crawl and
+ * notes) of one that rendered from the last store's events. `history`: the records not in the
+ * event rows (the removed events').
+ */
 export function* storeTail(parts: {
   crawl?: CrawlCache;
   notes?: ReadonlyMap<string, CalendarNotes>;

@@ -46,19 +46,24 @@ export interface HistoryResult {
   counts: { new: number; changed: number; removed: number };
 }
 
-/** A live event as the new history records it: the event with its history, and the fingerprint its files were rendered from. */
-export interface LiveEvent {
-  event: FeedEvent;
-  rendered: string | undefined;
+/**
+ * What the next history records of a live event (JSON): all of it comes from the event as
+ * observe() returned it, and the fingerprint its files were rendered from. The build store keeps
+ * it in the event's own row.
+ */
+export function liveRecord(event: FeedEvent, rendered: string | undefined): string {
+  const { firstSeen, changedAt, sequence, calendarSlug, slug, title, when } = event;
+  const record: EventRecord = { firstSeen, changedAt, sequence, hash: contentHash(event), calendarSlug, slug, title, when };
+  if (rendered !== undefined) record.rendered = rendered;
+  return JSON.stringify(record);
 }
 
 /**
  * Joins this build's events with the previous history one event at a time, as they arrive from the
  * crawl, so each event's files can be rendered at once; finish() then works out what vanished.
  *
- * Nothing is kept per live event: everything its new record holds is in the event itself (which the
- * build spools to disk), so records() makes the new history from the events when it is saved. Only
- * which previous records were seen (a bit each) and the removed events' records stay in memory.
+ * Nothing is kept per live event: its new record (liveRecord) goes to the spool with the event.
+ * Only which previous records were seen (a bit each) and the removed events' records stay in memory.
  */
 export class HistoryTracker {
   // Removed events kept as cancellations (finish()), with their render fingerprints.
@@ -198,18 +203,11 @@ export class HistoryTracker {
   }
 
   /**
-   * The new history as [key JSON, record JSON] pairs: a record for each live event (all of it
-   * comes from the event as observe() returned it, and its fingerprint), then the removed ones
-   * finish() kept. The caller saves them only after a successful publish.
+   * The records of the removed events finish() kept, as [key JSON, record JSON] pairs (the live
+   * events' records go with the events, liveRecord). Saved only after a successful publish.
    */
-  *records(live: Iterable<LiveEvent>): Generator<[string, string]> {
-    for (const { event, rendered } of live) {
-      const { firstSeen, changedAt, sequence, calendarSlug, slug, title, when } = event;
-      const record: EventRecord = { firstSeen, changedAt, sequence, hash: contentHash(event), calendarSlug, slug, title, when };
-      if (rendered !== undefined) record.rendered = rendered;
-      yield [JSON.stringify(keyOf(event.calendarId, event.id)), JSON.stringify(record)];
-    }
-    yield* this.removedRecords.texts();
+  removed(): Generator<[string, string]> {
+    return this.removedRecords.texts();
   }
 }
 
@@ -219,9 +217,8 @@ export function applyHistory(current: CalendarEvent[], previous: HistoryState, n
   const events = current.map((e) => tracker.observe(e).event);
   const { removed } = tracker.finish();
   const state = emptyHistory();
-  for (const [key, json] of tracker.records(events.map((event) => ({ event, rendered: undefined })))) {
-    state.events.set(JSON.parse(key) as string, JSON.parse(json) as EventRecord);
-  }
+  for (const event of events) state.events.set(keyOf(event.calendarId, event.id), JSON.parse(liveRecord(event, undefined)) as EventRecord);
+  for (const [key, json] of tracker.removed()) state.events.set(JSON.parse(key) as string, JSON.parse(json) as EventRecord);
   return { events, removed, state, counts: tracker.counts };
 }
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ describe('EventSpool', () => {
     const long = 'Ąžuolas 🌳 '.repeat(2000);
     const refs = Array.from({ length: 80 }, (_, i) => {
       const event = sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} ${long}` });
-      return spool.add(event, `BEGIN:VEVENT\r\nUID:e${i}\r\nSUMMARY:${long}\r\nEND:VEVENT\r\n`, facts(80 - i, 100, i));
+      return spool.add(event, { vevent: `BEGIN:VEVENT\r\nUID:e${i}\r\nSUMMARY:${long}\r\nEND:VEVENT\r\n`, record: `{"title":"${i} ${long}"}` }, facts(80 - i, 100, i));
     });
     expect((await stat(spool.file)).size).toBeGreaterThan(1 << 20);
     const back = spool.events([refs[79]!, refs[0]!, refs[40]!]);
@@ -36,6 +36,14 @@ describe('EventSpool', () => {
     // A record is the event's JSON and its VEVENT, as they were added.
     const event40 = sampleEvent({ id: 'e40', slug: 'e40', title: `Talk 40 ${long}` });
     expect(spool.record(refs[40]!).toString('utf8')).toBe(JSON.stringify(event40) + `BEGIN:VEVENT\r\nUID:e40\r\nSUMMARY:${long}\r\nEND:VEVENT\r\n`);
+    // Its history record is read back from its row, and goes with it when it is copied.
+    expect(spool.historyRecord(refs[40]!)).toBe(`{"title":"40 ${long}"}`);
+    await mkdir(path.join(dir, 'next'));
+    const next = EventSpool.create(path.join(dir, 'next'), '{"header":1}\n');
+    const copied = next.copy(spool, refs[0]!);
+    expect(next.historyRecord(copied)).toBe(`{"title":"0 ${long}"}`);
+    expect(next.record(copied)).toEqual(spool.record(refs[0]!));
+    next.dispose();
     spool.dispose();
     expect(existsSync(spool.file)).toBe(false);
     spool.dispose();
@@ -43,7 +51,7 @@ describe('EventSpool', () => {
 
   it('reads back events still waiting in its write buffer', () => {
     const spool = EventSpool.create(dir);
-    const ref = spool.add(sampleEvent(), 'V', facts(1, 2, 3));
+    const ref = spool.add(sampleEvent(), { vevent: 'V', record: '{}' }, facts(1, 2, 3));
     expect(spool.events([ref])).toEqual([sampleEvent()]);
     expect(spool.vevent(ref).toString()).toBe('V');
     spool.dispose();
@@ -51,7 +59,7 @@ describe('EventSpool', () => {
 
   it('orders refs by start, then calendar id, then event id, as sortByStart orders events', () => {
     const spool = EventSpool.create(dir);
-    const add = (calendarId: string, id: string, start: number) => spool.add(sampleEvent({ calendarId, id }), '', facts(start, start, 0));
+    const add = (calendarId: string, id: string, start: number) => spool.add(sampleEvent({ calendarId, id }), { vevent: '', record: '{}' }, facts(start, start, 0));
     const refs = [add('b', '1', 5), add('a', '2', 5), add('a', '10', 5), add('z', '0', 1)];
     expect(refs.sort(compareRefs).map((r) => `${r.calendarId}/${r.id}`)).toEqual(['z/0', 'a/10', 'a/2', 'b/1']);
     spool.dispose();

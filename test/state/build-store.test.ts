@@ -11,7 +11,7 @@ import type { Calendar } from '../../src/model.js';
 import { EventSpool, type EventRef } from '../../src/pipeline/spool.js';
 import { BuildStore, headerLine, prepareStore, storeTail, type CalendarNotes } from '../../src/state/build-store.js';
 import type { CalendarRecord } from '../../src/state/calendars.js';
-import { emptyHistory, HistoryTracker } from '../../src/state/history.js';
+import { emptyHistory, HistoryTracker, liveRecord } from '../../src/state/history.js';
 import type { LastBuild } from '../../src/state/last-build.js';
 import type { RenderedGroup } from '../../src/state/rendered.js';
 import { sampleEvent } from '../fixtures/sample.js';
@@ -64,8 +64,12 @@ const eventOf = (calendarId: string, id: string) => sampleEvent({ calendarId, id
 /** A store of three events in two calendars, with every section, committed with RECORD. */
 async function saveThree(): Promise<Map<string, EventRef[]>> {
   const spool = EventSpool.create(staging, headerLine(HEADER));
-  const add = (calendarId: string, id: string, start: number): EventRef =>
-    spool.add(eventOf(calendarId, id), `BEGIN:VEVENT\r\nUID:${id}\r\nEND:VEVENT\r\n`, { start, end: start + 10, stamp: start - 1, pageStart: start, pageEnd: start + 10, cancelled: id === 'b' });
+  const tracker = new HistoryTracker(emptyHistory(), 1000, 86_400_000);
+  const add = (calendarId: string, id: string, start: number): EventRef => {
+    const { event } = tracker.observe(eventOf(calendarId, id));
+    const output = { vevent: `BEGIN:VEVENT\r\nUID:${id}\r\nEND:VEVENT\r\n`, record: liveRecord(event, id === 'b' ? 'fingerprint-1' : undefined) };
+    return spool.add(eventOf(calendarId, id), output, { start, end: start + 10, stamp: start - 1, pageStart: start, pageEnd: start + 10, cancelled: id === 'b' });
+  };
   const events = new Map([
     ['arts', [add('arts', 'a', 100), add('arts', 'b', 50)]],
     ['sport', [add('sport', 'c', 70)]],
@@ -73,11 +77,9 @@ async function saveThree(): Promise<Map<string, EventRef[]>> {
   const crawl = CrawlCache.empty();
   crawl.recordDoc('event-calendars', { sha256: HASH, pages: [{ url: 'event-calendars', etag: '"1"', sha256: HASH }] });
   crawl.recordEvent('arts', 'a', { entry: HASH, checkedAt: 7 });
-  const tracker = new HistoryTracker(emptyHistory(), 1000, 86_400_000);
-  const history = tracker.records(
-    [...events.values()].flat().map((ref, i) => ({ event: tracker.observe(eventOf(ref.calendarId, ref.id)).event, rendered: i === 1 ? 'fingerprint-1' : undefined })),
-  );
-  const prepared = await prepareStore(cache, { spool }, () => storeTail({ crawl, notes: NOTES, history, calendars: RECORDS, rendered: RENDERED }));
+  // One removed event, whose record is not in an event's row.
+  const history = [['"[\\"gone\\",\\"g\\"]"', liveRecord({ ...eventOf('gone', 'g'), firstSeen: 1, changedAt: 1, sequence: 1 }, undefined).replace('{', '{"removedAt":5,')]] as Array<[string, string]>;
+  const prepared = await prepareStore(cache, { spool }, storeTail({ crawl, notes: NOTES, history, calendars: RECORDS, rendered: RENDERED }));
   // Moved out of the staging folder at once, made current only on commit.
   expect(await readdir(staging)).toEqual([]);
   expect(existsSync(file())).toBe(false);
@@ -99,7 +101,8 @@ describe('the build store', () => {
     expect(saved.notes).toEqual(NOTES);
     expect(sections.history.calendars).toEqual(RECORDS);
     expect(sections.history.events.get('["arts","b"]')).toMatchObject({ rendered: 'fingerprint-1', title: 'Ąžuolas b "quoted" \u2028 🌳', sequence: 0 });
-    expect([...sections.history.events.keys()]).toEqual(['["arts","a"]', '["arts","b"]', '["sport","c"]']);
+    expect([...sections.history.events.keys()]).toEqual(['["arts","a"]', '["arts","b"]', '["sport","c"]', '["gone","g"]']);
+    expect(sections.history.events.get('["gone","g"]')).toMatchObject({ removedAt: 5, sequence: 1 });
     expect([...sections.rendered].map(([k, v]) => [k, v.input, v.until, { ...v.files }])).toEqual([...RENDERED].map(([k, v]) => [k, v.input, v.until, v.files]));
     expect(sections.crawl.previousEvent('arts', 'a')).toEqual({ entry: HASH, checkedAt: 7 });
     for (const [calendarId, refs] of events) {
@@ -119,7 +122,7 @@ describe('the build store', () => {
     await saveThree();
     const { sections } = (await BuildStore.open(cache)).load('embedded demo', true);
     const history = [['"[\\"arts\\",\\"a\\"]"', JSON.stringify({ ...sections.history.events.get('["arts","a"]'), sequence: 4 })]] as Array<[string, string]>;
-    const prepared = await prepareStore(cache, { from: file(), upTo: sections.keepTo }, () => storeTail({ history, calendars: RECORDS, rendered: new Map() }));
+    const prepared = await prepareStore(cache, { from: file(), upTo: sections.keepTo }, storeTail({ history, calendars: RECORDS, rendered: new Map() }));
     sections.saved!.spool.dispose();
     await prepared.commit(null);
     const store = await BuildStore.open(cache);
@@ -129,7 +132,8 @@ describe('the build store', () => {
     expect(next.saved!.events).toEqual(sections.saved!.events);
     expect(next.saved!.notes).toEqual(NOTES);
     expect(next.crawl.previousEvent('arts', 'a')).toEqual({ entry: HASH, checkedAt: 7 });
-    expect([...next.history.events.entries()].map(([k, r]) => [k, r.sequence])).toEqual([['["arts","a"]', 4]]);
+    // The events' own records come with their rows; the rest is the new history's.
+    expect([...next.history.events.entries()].map(([k, r]) => [k, r.sequence])).toEqual([['["arts","a"]', 4], ['["arts","b"]', 0], ['["sport","c"]', 0]]);
     expect(next.rendered.size).toBe(0);
     next.saved!.spool.dispose();
   });
@@ -140,7 +144,8 @@ describe('the build store', () => {
     const damages: Array<[string, string, RegExp]> = [
       ['notes', text.replace(/"unreadable":\[[^\]]*\]/, '"unreadable":[1]'), /corrupt/],
       ['an event of a calendar not listed', text.replace(/\["arts","a",/, '["nowhere","a",'), /corrupt/],
-      ['a byte count', text.replace(/,938\]|,(\d+)\]\n\{/, (m) => m.replace(/,(\d+)\]/, (_, n: string) => `,${Number(n) + 1}]`)), /corrupt/],
+      ['a byte count', text.replace(/,(\d+)\]\t/, (_, n: string) => `,${Number(n) + 1}]\t`), /corrupt/],
+      ["an event's history record", text.replace(/(\nS\t[^\n]*\t\{"firstSeen":)/, '$1"then"'), /corrupt/],
       ['a history record', text.replace('\nH\t"', '\nH\t"x'), /corrupt/],
       ['a render record', text.replace(/(\nG\t[^\n]*?)abab/, '$1ABAB'), /corrupt/],
       ['a render record without its until', text.replace(/"until":\d+,/, ''), /corrupt/],
@@ -172,15 +177,15 @@ describe('the build store', () => {
     const { sections, note } = (await BuildStore.open(cache)).load('https://portal.example/api/', false);
     expect(note).toContain('written for another portal (embedded demo)');
     expect(sections.crawl.previousEvent('arts', 'a')).toBeUndefined();
-    expect(sections.history.events.size).toBe(3);
+    expect(sections.history.events.size).toBe(4);
   });
 
   it('discard() leaves the cache folder as it was', async () => {
     await saveThree();
     const before = await readFile(file());
     const spool = EventSpool.create(staging, headerLine(HEADER));
-    spool.add(sampleEvent(), 'V', { start: 1, end: 2, stamp: 0, pageStart: 1, pageEnd: 2, cancelled: false });
-    const prepared = await prepareStore(cache, { spool }, () => storeTail({ history: [], calendars: [], rendered: new Map() }));
+    spool.add(sampleEvent(), { vevent: 'V', record: '{}' }, { start: 1, end: 2, stamp: 0, pageStart: 1, pageEnd: 2, cancelled: false });
+    const prepared = await prepareStore(cache, { spool }, storeTail({ history: [], calendars: [], rendered: new Map() }));
     await prepared.discard();
     expect(await readdir(cache)).toEqual(['build-store']);
     expect(await readFile(file())).toEqual(before);

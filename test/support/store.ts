@@ -14,7 +14,7 @@ export async function copyHistory(from: string, to: string): Promise<void> {
   const store = await BuildStore.open(from);
   if (!store.header) return;
   const { sections } = store.load(store.header.portal, false);
-  const tail = (): Iterable<string> => storeTail({ history: sections.history.events.texts(), calendars: sections.history.calendars, rendered: new Map() });
+  const tail = storeTail({ history: sections.history.events.texts(), calendars: sections.history.calendars, rendered: new Map() });
   await (await prepareStore(to, { header: store.header }, tail)).commit(null);
 }
 
@@ -36,7 +36,7 @@ export async function replaceRecord(cache: string, line?: (at: number) => string
 
 /** A store holding only the crawl cache's entries (recorded this run), made for `portal`. */
 export async function saveCache(cache: CrawlCache, dir: string, portal = 'embedded demo'): Promise<void> {
-  const tail = (): Iterable<string> => storeTail({ crawl: cache, history: [], calendars: [], rendered: new Map() });
+  const tail = storeTail({ crawl: cache, history: [], calendars: [], rendered: new Map() });
   await (await prepareStore(dir, { header: { portal, inputs: '' } }, tail)).commit(null);
 }
 
