@@ -12,7 +12,7 @@
 //   R\t{"at":…,"build":…}                      the build record (last-build.ts), at offset `at`, last
 // Written a row at a time and read a row at a time: at 100,000 events it is hundreds of megabytes.
 
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { appendFile, copyFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrawlCache } from '../crawl/cache.js';
@@ -287,7 +287,8 @@ export async function prepareStore(cacheDir: string, rows: StoreRows, tail: Iter
   try {
     if ('spool' in rows) rows.spool.persist(temp);
     else if ('from' in rows) {
-      await copyFile(rows.from, temp);
+      // A reflink where the file system has them: a store of 100,000 events is hundreds of megabytes.
+      await copyFile(rows.from, temp, constants.COPYFILE_FICLONE);
       await truncate(temp, rows.upTo);
     } else await writeFile(temp, headerLine(rows.header));
     await writePieces(temp, tail, 'a');
