@@ -346,15 +346,17 @@ describe('a rebuild that would change nothing stops at "up to date"', () => {
         const row = bytes.indexOf('\nS\t') + 1;
         await writeFile(file, Buffer.concat([bytes.subarray(0, row + 40), bytes.subarray(row + 60)]));
       }],
-      ['a history row damaged', async (file) => writeFile(file, (await readFile(file, 'utf8')).replace('\nH\t', '\nH\t{'))],
+      ["an event's history record damaged", async (file) => writeFile(file, (await readFile(file, 'utf8')).replace(/(\nS\t[^\n]*\t\{"firstSeen":)/, '$1"then"'))],
       ['the store truncated', async (file) => writeFile(file, (await readFile(file)).subarray(0, 5000))],
     ];
     for (const [what, damage] of damages) {
       const { portal, site, cache, first } = await fresh(DAY1_0900);
+      const before = await readFile(storeFile(cache));
       const { stableUntil: until } = await lastBuild(cache);
       const coldDir = await mkdtemp(join(work, 'damaged-cold-'));
       await buildAt({ portal, work, site: join(coldDir, 'site'), cache: join(coldDir, 'cache'), now: until! });
       await damage(storeFile(cache));
+      expect(await readFile(storeFile(cache)), what).not.toEqual(before);
       const built = await build(portal, site, cache, until!);
       expect(built.log, what).toMatch(/build store: .* is corrupt or truncated: starting empty, full build/);
       expect(built.log, what).not.toContain("Rendered from the last build's events");
