@@ -15,9 +15,8 @@ const MAX_FUNCTION_LINES = 60;
 
 /** Files over the limit: their ceiling in lines. */
 const LARGE_FILES: Record<string, number> = {
-  // The build orchestration and the crawl cache are being replaced by one build store (issue 18).
-  'pipeline/build.ts': 560,
-  'crawl/cache.ts': 445,
+  // The build orchestration: plan / gather / short build.ts (issue 18).
+  'pipeline/build.ts': 530,
   'crawl/crawl.ts': 375,
   // Every page's view model: splitting by page kind is planned with the site redesign (issue 19).
   'render/html/view.ts': 415,
