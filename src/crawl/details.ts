@@ -2,6 +2,7 @@
 // unchanged and it was checked recently; a conditional request when the published copy is trusted;
 // a full GET otherwise. "Trusted" always means: the published bytes still hash to what we recorded.
 
+import { jsonTextOf } from '../json-bytes.js';
 import { apiPaths } from './api-paths.js';
 import { ResponseError, requestLabel } from '../http/errors.js';
 import { sha256, type EventEntry } from './cache.js';
@@ -70,7 +71,7 @@ export async function fetchDetails(ctx: ListContext, req: DetailsRequest): Promi
 
 function parsePublished(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, '')) };
+    return { ok: true, value: JSON.parse(jsonTextOf(bytes)) };
   } catch {
     return { ok: false };
   }

@@ -6,7 +6,7 @@
 // parsed once on the way (the shape whole, each emptied element alone), so a body JSON.parse
 // rejects is never taken; the caller then parses it whole, for JSON.parse's own verdict.
 
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isJsonSpace, skipJsonSpace } from '../json-bytes.js';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, bomLength, isJsonSpace, jsonTextOf, skipJsonSpace } from '../json-bytes.js';
 import { MAX_JSON_DEPTH } from './json-text.js';
 
 /** A list's entries, each kept as its JSON text and parsed when asked for (a fresh value each time). */
@@ -65,7 +65,7 @@ export interface JsonList {
 
 /** The body read as a list, in shape if it can be, else whole; throws JSON.parse's error when it is not JSON. */
 export function readJsonList(bytes: Buffer): JsonList {
-  return shapeOf(bytes) ?? parsedList(JSON.parse(textOf(bytes)));
+  return shapeOf(bytes) ?? parsedList(JSON.parse(jsonTextOf(bytes)));
 }
 
 /** A JsonList of a value parsed whole: the caller takes what it needs from full(). */
@@ -104,16 +104,11 @@ export function shapeOf(bytes: Buffer): JsonList | undefined {
     replaced(path, value) {
       const node = nodeAt(root, path);
       if (!(node instanceof ArrayNode)) return undefined;
-      const before = bytes.toString('utf8', 0, node.start).replace(/^\uFEFF/, '');
+      const before = bytes.toString('utf8', bomLength(bytes), node.start);
       return JSON.parse(before + JSON.stringify(value) + bytes.toString('utf8', node.end));
     },
-    full: () => JSON.parse(textOf(bytes)),
+    full: () => JSON.parse(jsonTextOf(bytes)),
   };
-}
-
-/** A UTF-8 byte-order mark is legal in the wild but not for JSON.parse. */
-function textOf(bytes: Buffer): string {
-  return bytes.toString('utf8').replace(/^\uFEFF/, '');
 }
 
 /** What the reader remembers of a value: an object's members by key (the last of a key wins, as in JSON.parse), an array's elements' byte ranges. */
@@ -148,7 +143,7 @@ class ShapeReader {
   out: string[] = [];
 
   constructor(private readonly b: Buffer) {
-    if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) this.pos = 3;
+    this.pos = bomLength(b);
   }
 
   skipSpace(): void {

@@ -3,6 +3,7 @@
 
 import { ResponseError, requestLabel, statusLine } from './errors.js';
 import type { FetchResult } from './client.js';
+import { jsonTextOf } from '../json-bytes.js';
 import { escapePortal } from '../safe-text.js';
 import { jsonTextProblem } from './json-text.js';
 import { parsedList, shapeOf, type JsonList } from './json-list.js';
@@ -24,7 +25,7 @@ export function parseJson(result: FetchResult, token: string | undefined): unkno
   const problem = jsonTextProblem(result.body);
   if (problem !== undefined) throw fail(problem);
   // A UTF-8 byte-order mark is legal in the wild but not for JSON.parse; the mirror keeps it.
-  const text = result.body.toString('utf8').replace(/^\uFEFF/, '');
+  const text = jsonTextOf(result.body);
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -6,7 +6,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { isDetailsMirrorPath, isJsonPath, isXmlPath, kindOf } from './content-types.js';
-import { isJsonSpace } from '../json-bytes.js';
+import { bomLength, isJsonSpace } from '../json-bytes.js';
 import { isJsonText } from './json-check.js';
 import { xmlProblem } from './xml-check.js';
 
@@ -68,7 +68,7 @@ const LF = 0x0a;
 
 /** First and last characters of a JSON text (after an optional BOM); never false for valid JSON. */
 function looksLikeJson(bytes: Uint8Array): boolean {
-  let i = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  let i = bomLength(bytes);
   let n = bytes.length;
   while (i < n && isJsonSpace(bytes[i]!)) i++;
   while (n > i && isJsonSpace(bytes[n - 1]!)) n--;

@@ -3,7 +3,7 @@
 // writer thread's heap, to be thrown away. This walks the bytes once, holding only the open
 // brackets. It answers as JSON.parse would (any depth, like V8's); a "no" is worded by JSON.parse.
 
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, skipJsonSpace as space } from '../json-bytes.js';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, bomLength, skipJsonSpace as space } from '../json-bytes.js';
 
 const MINUS = 0x2d;
 const DOT = 0x2e;
@@ -18,7 +18,7 @@ const ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
 /** True when `b` (valid UTF-8, an optional BOM first) is one JSON text JSON.parse accepts. */
 export function isJsonText(b: Uint8Array): boolean {
   const n = b.length;
-  let i = n >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  let i = bomLength(b);
   const open: number[] = [];
   for (;;) {
     // A value starts at i (space allowed).
