@@ -2,8 +2,7 @@
 // calendar.ics, feeds and index.html. Each group of files rendered together is kept as published,
 // bytes and mtime included, when it was last rendered from the same inputs (src/pipeline/render-keys.ts),
 // what it took from "now" still holds, and it is still published with the bytes recorded then;
-// otherwise it is rendered. The event-level
-// counterpart is src/pipeline/event-files.ts.
+// otherwise it is rendered. The event-level counterpart is src/pipeline/event-files.ts.
 
 import type { Staging } from '../publish/index.js';
 import type { RenderedGroup, RenderedState } from '../state/rendered.js';
@@ -17,7 +16,7 @@ export class CalendarFiles {
 
   constructor(
     private readonly staging: Staging,
-    /** What the last published build recorded (loadRendered). */
+    /** What the last published build recorded (the build store's rendered groups). */
     private readonly before: RenderedState,
     /** This build's "now". */
     private readonly now: number,
