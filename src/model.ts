@@ -122,8 +122,10 @@ export interface SiteContext {
   siteUrl: string;
   /** Title of the combined feeds and the index page. */
   title: string;
-  /** BCP 47 locale for dates and the page language. */
+  /** BCP 47 locale for dates (the first of --locale). */
   locale: string;
+  /** The whole --locale list: page text comes from the first with a message catalog (default: [locale]). */
+  locales?: readonly string[];
   /** Default IANA zone (calendars may override). */
   timeZone: string;
   /**

@@ -141,6 +141,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       siteUrl: config.siteUrl,
       title: config.title,
       locale: config.locales[0]!,
+      locales: config.locales,
       timeZone,
       clock: clockAt(now),
       feedLimit: config.feedLimit,

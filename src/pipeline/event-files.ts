@@ -36,9 +36,10 @@ export class EventFiles {
     /** The runtime's date data (see dateDataVersions); a parameter so tests can vary it. */
     runtime: Array<string | null> = dateDataVersions(),
   ) {
-    // Everything of the site an event page or .ics depends on. Not "now": neither file shows it.
-    const { siteUrl, title, locale, timeZone, version } = site;
-    this.siteKey = JSON.stringify([siteUrl, title, locale, timeZone, version, templates, ...runtime]);
+    // Everything of the site an event page or .ics depends on: every setting (so one added to
+    // SiteContext is covered without a change here) but "now", which neither file shows.
+    const { clock: _clock, ...settings } = site;
+    this.siteKey = JSON.stringify([settings, templates, ...runtime]);
   }
 
   /**

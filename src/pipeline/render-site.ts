@@ -161,7 +161,7 @@ export class SiteRenderer {
     await this.combinedIcs(events, removedByCalendar, removedCalendars);
     await this.combinedFeeds();
     await this.index();
-    for (const [name, content] of Object.entries(this.input.html.assets())) await this.staging.write(paths.site(name as SiteFile), content);
+    for (const [name, content] of Object.entries(this.input.html.assets(this.input.site))) await this.staging.write(paths.site(name as SiteFile), content);
     return { counts: this.counts, stableUntil: this.stableUntil };
   }
 

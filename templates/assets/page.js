@@ -1,9 +1,24 @@
-// calfeed page enhancements, loaded with defer; the pages work without it.
-// 1. Event pages: show the event's time in the visitor's own time zone.
+// calfeed page enhancements, loaded with defer; the pages work without it. Every word it shows
+// comes from the page (its text is in the page's language, from the message catalog).
+// 1. Event pages: show the event's time in the visitor's own time zone, named in the page's language.
 // 2. Subscribe boxes: a button that copies the calendar address.
 (function () {
   'use strict';
   var lang = document.documentElement.lang || undefined;
+
+  function formatter(locale, options) {
+    try { return new Intl.DateTimeFormat(locale, options); }
+    catch (e) { return new Intl.DateTimeFormat(undefined, options); }
+  }
+
+  // "Eastern European Standard Time" rather than "Europe/Vilnius"; the IANA id when Intl has no name.
+  function zoneName(date, zone) {
+    try {
+      var parts = formatter(lang, { timeZoneName: 'long' }).formatToParts(date);
+      for (var i = 0; i < parts.length; i++) if (parts[i].type === 'timeZoneName') return parts[i].value;
+    } catch (e) { /* an old engine: the id */ }
+    return zone;
+  }
 
   function localTimes() {
     var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -11,11 +26,10 @@
       var start = new Date(box.getAttribute('data-start') || '');
       var end = new Date(box.getAttribute('data-end') || '');
       if (isNaN(start.getTime())) return;
-      var f;
-      try { f = new Intl.DateTimeFormat(lang, { dateStyle: 'full', timeStyle: 'short' }); }
-      catch (e) { f = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short' }); }
+      // Dates in the site's date locale (--locale's first), as on the rest of the page.
+      var f = formatter(box.getAttribute('data-locale') || lang, { dateStyle: 'full', timeStyle: 'short' });
       var text = !isNaN(end.getTime()) && end > start ? f.formatRange(start, end) : f.format(start);
-      box.querySelector('[data-calfeed-local-zone]').textContent = zone;
+      box.querySelector('[data-calfeed-local-zone]').textContent = zoneName(start, zone);
       box.querySelector('[data-calfeed-local-time]').textContent = text;
       box.hidden = false;
     });
@@ -26,10 +40,11 @@
       var input = document.getElementById(button.getAttribute('data-calfeed-copy'));
       if (!input) return;
       var label = button.textContent;
+      var copied = button.getAttribute('data-calfeed-copied') || label;
       button.hidden = false;
       button.addEventListener('click', function () {
         var done = function () {
-          button.textContent = 'Copied';
+          button.textContent = copied;
           setTimeout(function () { button.textContent = label; }, 2000);
         };
         input.select();

@@ -4,6 +4,16 @@
   'use strict';
   var me = document.currentScript;
   var base = new URL('.', (me && me.src) || location.href);
+  // The site's language and the widget's messages in each language (put here by calfeed build).
+  var TEXT = /*calfeed:messages*/null || { lang: 'en', messages: {} };
+
+  // The catalog of a locale ("lt" for "lt-LT"), or none.
+  function catalogFor(locale) {
+    var tag = String(locale).toLowerCase();
+    for (var lang in TEXT.messages) {
+      if (lang.toLowerCase() === tag || lang.toLowerCase() === tag.split('-')[0]) return lang;
+    }
+  }
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -40,7 +50,7 @@
     return new Date(x.end || x.start).getTime() >= now;
   }
 
-  function render(box, feed, limit, locale) {
+  function render(box, feed, limit, locale, t) {
     var now = Date.now();
     var items = (feed.items || []).filter(function (it) {
       return it && it._calfeed && upcoming(it._calfeed, now);
@@ -58,7 +68,7 @@
       if (link.tagName === 'A') link.href = it.url;
       if (x.status === 'cancelled') {
         li.className += ' calfeed-cancelled';
-        li.appendChild(el('strong', 'calfeed-badge', 'Cancelled '));
+        li.appendChild(el('strong', 'calfeed-badge', t('status.cancelled') + ' '));
       }
       li.appendChild(link);
       var where = x.location && (typeof x.location === 'string' ? x.location : x.location.text || x.location.name);
@@ -69,23 +79,28 @@
       list.appendChild(li);
     });
     box.textContent = '';
-    box.appendChild(items.length ? list : el('p', 'calfeed-empty', 'No upcoming events.'));
+    box.appendChild(items.length ? list : el('p', 'calfeed-empty', t('calendar.noUpcoming')));
   }
 
   function load(box) {
     var id = box.getAttribute('data-calfeed-calendar') || '';
     var limit = parseInt(box.getAttribute('data-calfeed-limit'), 10) || 5;
-    var locale = box.getAttribute('data-calfeed-locale') || document.documentElement.lang || undefined;
+    var asked = box.getAttribute('data-calfeed-locale') || document.documentElement.lang || TEXT.lang;
+    // Dates in the locale asked for when its language has a catalog, else all in the site's language.
+    var lang = catalogFor(asked) || TEXT.lang;
+    var locale = catalogFor(asked) ? asked : lang;
+    var t = function (key) { return (TEXT.messages[lang] || {})[key] || ''; };
+    box.setAttribute('lang', lang);
     function fail() {
       box.textContent = '';
-      box.appendChild(el('p', 'calfeed-error', 'Events could not be loaded.'));
+      box.appendChild(el('p', 'calfeed-error', t('widget.error')));
     }
     // Slugs are single safe path segments (see the output layout); anything else is a typo or a trick.
     if (!/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(id)) return fail();
     box.setAttribute('aria-busy', 'true');
     fetch(new URL('calendars/' + id + '/feed.json', base).href, { credentials: 'omit' })
       .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
-      .then(function (feed) { render(box, feed, limit, locale); })
+      .then(function (feed) { render(box, feed, limit, locale, t); })
       .catch(fail)
       .then(function () { box.removeAttribute('aria-busy'); });
   }

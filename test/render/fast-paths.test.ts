@@ -7,6 +7,7 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { dayKeyOf, formatListTime, formatLongWhen, isoInZone } from '../../src/render/html/format.js';
 import { relHref } from '../../src/render/html/links.js';
+import { loadTemplates } from '../../src/render/html/templates.js';
 import { calendarViews, eventView } from '../../src/render/html/view.js';
 import { paths } from '../../src/paths.js';
 import { escapeText, foldLine, serialize, utcDateTime } from '../../src/render/ical/lines.js';
@@ -237,26 +238,29 @@ describe('event page views', () => {
       description: '<p><a href="/more">More</a></p>', firstSeen: 0, changedAt: 0, sequence: 0,
     };
     // A fresh render context, with nothing remembered, is the uncached computation.
-    const fresh = async (s: typeof site, c: typeof cal, e = event) => eventView(createRenderContext(), { ...c }, e, s);
-    expect(eventView(ctx, cal, event, site)).toEqual(await fresh(site, cal));
+    const { catalogs } = await loadTemplates();
+    // The page text of a site's --locale, as the renderer picks it.
+    const tx = (s: typeof site) => catalogs.pick([s.locale]);
+    const fresh = async (s: typeof site, c: typeof cal, e = event) => eventView(createRenderContext(), { ...c }, e, s, tx(s));
+    expect(eventView(ctx, cal, event, site, tx(site))).toEqual(await fresh(site, cal));
     for (const other of [
       { ...site, siteUrl: 'https://b.example/x/' }, { ...site, title: 'B' }, { ...site, locale: 'lt' }, { ...site, timeZone: 'UTC' }, { ...site, version: '2' },
     ]) {
-      expect(eventView(ctx, cal, event, other)).toEqual(await fresh(other, cal));
+      expect(eventView(ctx, cal, event, other, tx(other))).toEqual(await fresh(other, cal));
     }
     for (const change of [{ title: 'Renamed' }, { slug: 'c-1' }, { timeZone: 'Asia/Tokyo' }, { url: undefined }, { url: 'https://elsewhere.example/' }]) {
       // Remembered for this calendar and site first; then the changed calendar comes as the same
       // object, and as a copy (as a page worker gets it).
-      eventView(ctx, cal, event, site);
+      eventView(ctx, cal, event, site, tx(site));
       Object.assign(cal, change);
-      expect(eventView(ctx, cal, event, site)).toEqual(await fresh(site, cal));
-      expect(eventView(ctx, { ...cal, ...change }, event, site)).toEqual(await fresh(site, cal));
+      expect(eventView(ctx, cal, event, site, tx(site))).toEqual(await fresh(site, cal));
+      expect(eventView(ctx, { ...cal, ...change }, event, site, tx(site))).toEqual(await fresh(site, cal));
     }
     // Calendar pages link their events as relHref would, whatever the slugs.
     for (const slug of ['c1', 'a/b', 'x/', '..', 'a/../b', '']) {
       const c = { ...cal, slug };
       const events = ['e1', 'a/b', '..', '_x.y-z'].map((s, i) => ({ ...event, id: `e${i}`, slug: s, title: s, when: { ...event.when, start: site.clock.now + (i + 1) * HOUR, end: site.clock.now + (i + 2) * HOUR } }));
-      const views = calendarViews(ctx, c, events, site);
+      const views = calendarViews(ctx, c, events, site, tx(site));
       const listed = views.index.days.flatMap((d) => d.events);
       expect(listed.length + views.widget.events.length).toBe(2 * events.length);
       for (const link of listed) expect(link.href, `${slug} ${link.title}`).toBe(relHref(paths.calendar(slug, 'index.html'), paths.eventPage(slug, link.title)));
@@ -264,7 +268,7 @@ describe('event page views', () => {
     }
     // A slug that is not one plain segment takes the general path.
     const odd = { ...event, slug: 'a/b' };
-    expect(eventView(ctx, cal, odd, site).event.icsHref).toBe('b.ics');
-    expect(eventView(ctx, cal, odd, site).page.home).toBe('../../../../index.html');
+    expect(eventView(ctx, cal, odd, site, tx(site)).event.icsHref).toBe('b.ics');
+    expect(eventView(ctx, cal, odd, site, tx(site)).page.home).toBe('../../../../index.html');
   });
 });

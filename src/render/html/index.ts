@@ -7,7 +7,8 @@ import { CalfeedError } from '../../errors.js';
 import type { Calendar, FeedEvent, ListEvent, SiteContext } from '../../model.js';
 import { paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
-import { loadTemplates } from './templates.js';
+import type { Message, PageText } from './messages.js';
+import { loadTemplates, WIDGET_MESSAGES } from './templates.js';
 import { calendarDayViews, eventView, indexView } from './view.js';
 
 export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
@@ -22,9 +23,11 @@ export interface HtmlRenderer {
   calendarPieces(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: Iterable<string>; past: Iterable<string>; widget: string };
   /** calendars/{slug}/events/{eventSlug}.html: the whole event, with JSON-LD and an "add to calendar" link. */
   event(ctx: RenderContext, cal: Calendar, event: FeedEvent, site: SiteContext): string;
-  /** Static assets written at the site root, keyed by output path: style.css, widget.js, page.js. */
-  assets(): Record<string, string>;
-  /** Changes whenever a template or asset in effect changes (built-in or --templates). */
+  /** Static assets written at the site root, keyed by output path: style.css, widget.js (with the widget's messages), page.js. */
+  assets(site: SiteContext): Record<string, string>;
+  /** The page text a site's pages are in: the first of its --locale list with a message catalog. */
+  text(site: SiteContext): PageText;
+  /** Changes whenever a template, asset or message catalog in effect changes (built-in or --templates). */
   readonly fingerprint: string;
 }
 
@@ -33,6 +36,9 @@ const DAYS_PIECE_EVENTS = 500;
 
 /** The site-root assets the pages and the widget snippet refer to. */
 export const ASSET_FILES = ['style.css', 'widget.js', 'page.js'] as const;
+
+// Where widget.js takes its messages (WIDGET_MESSAGES, in every language with a catalog).
+const WIDGET_MESSAGES_MARK = '/*calfeed:messages*/null';
 
 /**
  * Compile the built-in templates/ overlaid by files of the same relative name from userDir, and
@@ -47,23 +53,45 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     if (text === undefined) throw new CalfeedError('BUILD', `templates/assets/${name} is missing; reinstall calfeed.`);
     assets[paths.site(name)] = text;
   }
+  const text = (site: SiteContext): PageText => templates.catalogs.pick(site.locales ?? [site.locale]);
   const calendarPieces: HtmlRenderer['calendarPieces'] = (ctx, cal, events, site) => {
-    const views = calendarDayViews(ctx, cal, events, site);
+    const t = text(site);
+    const views = calendarDayViews(ctx, cal, events, site, t);
     return {
-      index: templates.renderDays('calendar', views.index, views.index.days, DAYS_PIECE_EVENTS),
-      past: templates.renderDays('past', views.past, views.past.days, DAYS_PIECE_EVENTS),
-      widget: templates.render('widget', views.widget),
+      index: templates.renderDays('calendar', views.index, views.index.days, DAYS_PIECE_EVENTS, t),
+      past: templates.renderDays('past', views.past, views.past.days, DAYS_PIECE_EVENTS, t),
+      widget: templates.render('widget', views.widget, t),
     };
   };
   return {
-    index: (ctx, calendars, upcoming, site) => templates.render('index', indexView(ctx, calendars, upcoming, site)),
+    index(ctx, calendars, upcoming, site) {
+      const t = text(site);
+      return templates.render('index', indexView(ctx, calendars, upcoming, site, t), t);
+    },
     calendar(ctx, cal, events, site) {
       const pieces = calendarPieces(ctx, cal, events, site);
       return { index: [...pieces.index].join(''), past: [...pieces.past].join(''), widget: pieces.widget };
     },
     calendarPieces,
-    event: (ctx, cal, event, site) => templates.render('event', eventView(ctx, cal, event, site)),
-    assets: () => ({ ...assets }),
+    event(ctx, cal, event, site) {
+      const t = text(site);
+      return templates.render('event', eventView(ctx, cal, event, site, t), t);
+    },
+    assets(site) {
+      const widget = assets[paths.site('widget.js')]!;
+      const messages = widgetMessages(templates.catalogs.all(), text(site).lang);
+      return { ...assets, [paths.site('widget.js')]: widget.replace(WIDGET_MESSAGES_MARK, () => messages) };
+    },
+    text,
     fingerprint: templates.fingerprint,
   };
+}
+
+/** widget.js's messages: the site's language and each catalog's WIDGET_MESSAGES, as a JSON object. */
+function widgetMessages(catalogs: ReadonlyMap<string, ReadonlyMap<string, Message>>, lang: string): string {
+  const byLang: Record<string, Record<string, Message>> = {};
+  for (const [tag, messages] of [...catalogs].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    byLang[tag] = Object.fromEntries(WIDGET_MESSAGES.map((key) => [key, messages.get(key)!]));
+  }
+  return JSON.stringify({ lang, messages: byLang });
 }

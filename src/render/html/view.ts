@@ -8,18 +8,22 @@ import { absoluteUrl, paths } from '../../paths.js';
 import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { sanitizeHtml } from '../sanitize.js';
-import { collapseWhitespace, htmlToText } from '../text.js';
+import { textSummary as summary } from '../text.js';
 import {
   dayKeyOf, eventDayKey, eventSpan, formatDay, formatListTime, formatLongWhen, isoInZone, nextDayKeyAt, safeLocale, safeZone, splitByNow,
 } from './format.js';
 import { eventJsonLd } from './jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, subscribeLinks, type SubscribeLinks } from './links.js';
+import type { PageText } from './messages.js';
 
 /** Items the iframe widget lists before pointing to the calendar page. */
 export const WIDGET_LIMIT = 20;
 
 export interface PageView {
+  /** The language of the page's text (its message catalog's). */
   lang: string;
+  /** The locale dates are formatted in: the first of --locale, which may have no catalog. */
+  locale: string;
   title: string;
   siteTitle: string;
   description: string | null;
@@ -49,20 +53,22 @@ export interface DayView {
   events: EventItemView[];
 }
 
-/** What every view of a build takes: its render context, its site and the locale pages use. */
+/** What every view of a build takes: its render context, its site, the locale dates use and the page text. */
 interface Scope {
   ctx: RenderContext;
   site: SiteContext;
   locale: string;
+  text: PageText;
 }
 
-function scope(ctx: RenderContext, site: SiteContext): Scope {
-  return { ctx, site, locale: safeLocale(ctx, site.locale) };
+function scope(ctx: RenderContext, site: SiteContext, text: PageText): Scope {
+  return { ctx, site, locale: safeLocale(ctx, site.locale), text };
 }
 
 function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feedName: string, crumbs: PageView['crumbs'], description?: string): PageView {
   return {
-    lang: c.locale,
+    lang: c.text.lang,
+    locale: c.locale,
     title,
     siteTitle: c.site.title,
     description: description ?? null,
@@ -189,26 +195,6 @@ function description(ctx: RenderContext, html: string | undefined, baseUrl: stri
   return clean === '' ? null : clean;
 }
 
-/** A short plain-text summary for <meta name="description">. */
-function summary(ctx: RenderContext, html: string | undefined): string | undefined {
-  if (!html) return undefined;
-  const text = collapseWhitespace(htmlToText(ctx, html)).trim();
-  if (text === '') return undefined;
-  // By code point, so an emoji is never cut in half; counted in place rather than by spreading the
-  // whole description into an array of characters on every page.
-  let i = 0;
-  let count = 0;
-  let cut = 0;
-  while (i < text.length && count <= 200) {
-    if (count === 199) cut = i;
-    const code = text.charCodeAt(i);
-    const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
-    i += pair ? 2 : 1;
-    count++;
-  }
-  return count > 200 ? text.slice(0, cut).trimEnd() + '…' : text;
-}
-
 /** Upcoming events of a calendar that are not cancelled: the count index.html shows for it. */
 export function upcomingCount(ctx: RenderContext, cal: Calendar, events: FeedEvent[], site: SiteContext): number {
   return splitEvents(ctx, cal, events, site).upcoming.filter((e) => !isCancelled(e)).length;
@@ -220,8 +206,8 @@ export function upcomingCounts(ctx: RenderContext, model: SiteModel, site: SiteC
 }
 
 /** View of index.html. */
-export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext) {
-  const c = scope(ctx, site);
+export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext, text: PageText) {
+  const c = scope(ctx, site, text);
   const file = paths.site('index.html');
   const subscribe = subscribeLinks(site.siteUrl, null, site.title);
   const calendars = calendarList.map((cal) => {
@@ -239,14 +225,14 @@ export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming
 }
 
 /** Views of a calendar's index.html, past.html and widget.html. */
-export function calendarViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext) {
-  const views = calendarDayViews(ctx, cal, events, site);
+export function calendarViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext, text: PageText) {
+  const views = calendarDayViews(ctx, cal, events, site, text);
   return { ...views, index: { ...views.index, days: allDays(views.index.days) }, past: { ...views.past, days: allDays(views.past.days) } };
 }
 
 /** calendarViews, with the days of the index and past pages as DayLists (made a part at a time). */
-export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext) {
-  const c = scope(ctx, site);
+export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext, text: PageText) {
+  const c = scope(ctx, site, text);
   const zone = zoneOf(ctx, cal, site);
   const { upcoming, past } = splitEvents(ctx, cal, events, site);
   const indexFile = paths.calendar(cal.slug, 'index.html');
@@ -281,7 +267,7 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
       pastCount: past.length,
     },
     past: {
-      page: page(c, pastFile, `${cal.title}: past events`, subscribe, cal.title, back),
+      page: page(c, pastFile, text.t('past.title', { title: cal.title }), subscribe, cal.title, back),
       calendar,
       days: groupByDay(c, cal, past, zone, pastFile, null),
       upcomingHref: relHref(pastFile, indexFile),
@@ -309,6 +295,7 @@ export interface CalendarShared {
   siteTitle: string;
   version: string;
   locale: string;
+  text: PageText;
   siteZone: string;
   title: string;
   timeZone: string;
@@ -333,7 +320,7 @@ function calendarShared(c: Scope, cal: Calendar): CalendarShared {
   const known = ctx.calendarShared.get(cal.slug);
   if (
     known && known.siteUrl === site.siteUrl && known.siteTitle === site.title && known.version === site.version &&
-    known.locale === c.locale && known.siteZone === site.timeZone && known.title === cal.title &&
+    known.locale === c.locale && known.text === c.text && known.siteZone === site.timeZone && known.title === cal.title &&
     known.timeZone === cal.timeZone && known.url === cal.url
   ) {
     return known;
@@ -346,7 +333,7 @@ function calendarShared(c: Scope, cal: Calendar): CalendarShared {
   );
   const zone = zoneOf(ctx, cal, site);
   const shared: CalendarShared = {
-    siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, siteZone: site.timeZone,
+    siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, text: c.text, siteZone: site.timeZone,
     title: cal.title, timeZone: cal.timeZone, url: cal.url,
     zone,
     calendarBase: safeHttpUrl(ctx, cal.url) ?? undefined,
@@ -359,8 +346,8 @@ function calendarShared(c: Scope, cal: Calendar): CalendarShared {
 }
 
 /** View of one event's page. */
-export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site: SiteContext) {
-  const c = scope(ctx, site);
+export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site: SiteContext, text: PageText) {
+  const c = scope(ctx, site, text);
   const file = paths.eventPage(cal.slug, e.slug);
   // The shared links are relative from the events/ folder: right for a slug that is one segment.
   const simple = SEGMENT.test(e.slug);
@@ -375,6 +362,7 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
     page: shared
       ? {
           lang: shared.page.lang,
+          locale: shared.page.locale,
           title,
           siteTitle: shared.page.siteTitle,
           description: summary(ctx, e.description) ?? null,

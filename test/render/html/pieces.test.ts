@@ -25,12 +25,13 @@ describe('calendar pages in pieces', () => {
     await fc.assert(
       fc.asyncProperty(eventsArb, fc.integer({ min: 1, max: 8 }), async (specs, size) => {
         const list = events(specs);
-        const whole = calendarViews(ctx, cal, list, site);
-        const pieces = calendarDayViews(ctx, cal, list, site);
-        const index = [...templates.renderDays('calendar', pieces.index, pieces.index.days, size)];
-        const past = [...templates.renderDays('past', pieces.past, pieces.past.days, size)];
-        expect(index.join('')).toBe(templates.render('calendar', whole.index));
-        expect(past.join('')).toBe(templates.render('past', whole.past));
+        const text = templates.catalogs.pick([site.locale]);
+        const whole = calendarViews(ctx, cal, list, site, text);
+        const pieces = calendarDayViews(ctx, cal, list, site, text);
+        const index = [...templates.renderDays('calendar', pieces.index, pieces.index.days, size, text)];
+        const past = [...templates.renderDays('past', pieces.past, pieces.past.days, size, text)];
+        expect(index.join('')).toBe(templates.render('calendar', whole.index, text));
+        expect(past.join('')).toBe(templates.render('past', whole.past, text));
         // Cut up indeed: the page around the list, and a piece per `size` events at least.
         if (whole.index.days.length > 0) expect(index.length).toBeGreaterThanOrEqual(3);
       }),

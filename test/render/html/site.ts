@@ -10,7 +10,7 @@ import type { HtmlRenderer } from '../../../src/render/html/index.js';
 export function renderHtmlSite(html: HtmlRenderer, model: SiteModel, site: SiteContext): Map<string, string> {
   // One context per site rendered, as one per build.
   const ctx = createRenderContext();
-  const files = new Map<string, string>(Object.entries(html.assets()));
+  const files = new Map<string, string>(Object.entries(html.assets(site)));
   files.set(paths.site('index.html'), html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), site));
   for (const cal of model.calendars) {
     const events = model.events.get(cal.id) ?? [];

@@ -103,7 +103,7 @@ describe('user templates', () => {
     });
     const html = await loadHtmlRenderer(dir);
     expect(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), site)).toBe(
-      '[page][calendars][subscribe][copyId]<lang><title><siteTitle><description><home><stylesheet><script><canonical><generator><crumbs><alternates>',
+      '[page][calendars][subscribe][copyId]<lang><locale><title><siteTitle><description><home><stylesheet><script><canonical><generator><crumbs><alternates>',
     );
     const model = sampleModel();
     const cal = model.calendars[0]!;
@@ -126,11 +126,12 @@ describe('user templates', () => {
       { 'partials/event-item.hbs': '<li>{{title}} of {{@root.days.length}} days, day {{@../index}}</li>\n' },
     ]) {
       const templates = await loadTemplates(await userDir(files));
-      const whole = calendarViews(ctx, cal, list, site);
+      const text = templates.catalogs.pick([site.locale]);
+      const whole = calendarViews(ctx, cal, list, site, text);
       // Pieces of one event (whole days) at most, were they cut up.
-      const pieces = calendarDayViews(ctx, cal, list, site);
-      expect([...templates.renderDays('calendar', pieces.index, pieces.index.days, 1)].join('')).toBe(templates.render('calendar', whole.index));
-      expect([...templates.renderDays('past', pieces.past, pieces.past.days, 1)].join('')).toBe(templates.render('past', whole.past));
+      const pieces = calendarDayViews(ctx, cal, list, site, text);
+      expect([...templates.renderDays('calendar', pieces.index, pieces.index.days, 1, text)].join('')).toBe(templates.render('calendar', whole.index, text));
+      expect([...templates.renderDays('past', pieces.past, pieces.past.days, 1, text)].join('')).toBe(templates.render('past', whole.past, text));
     }
   });
 });
