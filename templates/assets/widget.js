@@ -50,7 +50,7 @@
     return new Date(x.end || x.start).getTime() >= now;
   }
 
-  function render(box, feed, limit, locale, t) {
+  function render(box, feed, limit, locale, msg) {
     var now = Date.now();
     var items = (feed.items || []).filter(function (it) {
       return it && it._calfeed && upcoming(it._calfeed, now);
@@ -68,7 +68,7 @@
       if (link.tagName === 'A') link.href = it.url;
       if (x.status === 'cancelled') {
         li.className += ' calfeed-cancelled';
-        li.appendChild(el('strong', 'calfeed-badge', t('status.cancelled') + ' '));
+        li.appendChild(el('strong', 'calfeed-badge', msg('status.cancelled') + ' '));
       }
       li.appendChild(link);
       var where = x.location && (typeof x.location === 'string' ? x.location : x.location.text || x.location.name);
@@ -79,7 +79,7 @@
       list.appendChild(li);
     });
     box.textContent = '';
-    box.appendChild(items.length ? list : el('p', 'calfeed-empty', t('calendar.noUpcoming')));
+    box.appendChild(items.length ? list : el('p', 'calfeed-empty', msg('calendar.noUpcoming')));
   }
 
   function load(box) {
@@ -89,18 +89,18 @@
     // Dates in the locale asked for when its language has a catalog, else all in the site's language.
     var lang = catalogFor(asked) || TEXT.lang;
     var locale = catalogFor(asked) ? asked : lang;
-    var t = function (key) { return (TEXT.messages[lang] || {})[key] || ''; };
+    var msg = function (key) { return (TEXT.messages[lang] || {})[key] || ''; };
     box.setAttribute('lang', lang);
     function fail() {
       box.textContent = '';
-      box.appendChild(el('p', 'calfeed-error', t('widget.error')));
+      box.appendChild(el('p', 'calfeed-error', msg('widget.error')));
     }
     // Slugs are single safe path segments (see the output layout); anything else is a typo or a trick.
     if (!/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(id)) return fail();
     box.setAttribute('aria-busy', 'true');
     fetch(new URL('calendars/' + id + '/feed.json', base).href, { credentials: 'omit' })
       .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
-      .then(function (feed) { render(box, feed, limit, locale, t); })
+      .then(function (feed) { render(box, feed, limit, locale, msg); })
       .catch(fail)
       .then(function () { box.removeAttribute('aria-busy'); });
   }
