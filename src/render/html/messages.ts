@@ -135,8 +135,9 @@ export class Catalogs {
    */
   check(used: ReadonlyMap<string, string>, userFiles: ReadonlyMap<string, { file: string; keys: Iterable<string> }>): void {
     const known = [...new Set([...this.merged.get('en')!.keys(), ...used.keys()])];
+    const given = [...new Set([...this.merged.values()].flatMap((m) => [...m.keys()]))];
     for (const [key, where] of used) {
-      if (![...this.merged.values()].some((m) => m.has(key))) throw new ConfigError(`${where} uses the message "${key}", which no catalog has.${didYouMean(key, known)} Add it to locales/en.json (and every other catalog) in the --templates folder.`);
+      if (!given.includes(key)) throw new ConfigError(`${where} uses the message "${key}", which no catalog has.${didYouMean(key, given)} Add it to locales/en.json (and every other catalog) in the --templates folder.`);
     }
     for (const [lang, messages] of this.merged) {
       const missing = [...used.keys()].filter((key) => !messages.has(key));

@@ -110,6 +110,25 @@ describe('user templates', () => {
     expect(html.calendar(ctx, cal, model.events.get(cal.id)!, site).index).toBe('');
   });
 
+  it('a file that overrides nothing is a configuration error naming the known names (it used to be ignored)', async () => {
+    for (const [rel, near, known] of [
+      ['pages/evnt.hbs', 'pages/event.hbs', 'pages/calendar.hbs, pages/event.hbs, pages/index.hbs, pages/past.hbs, pages/widget.hbs'],
+      ['layouts/bse.hbs', 'layouts/base.hbs', 'layouts/base.hbs, layouts/widget.hbs'],
+      ['partials/subscribes.hbs', 'partials/subscribe.hbs', 'partials/day-list.hbs, partials/event-item.hbs, partials/subscribe.hbs'],
+      ['assets/styles.css', 'assets/style.css', 'assets/page.js, assets/style.css, assets/widget.js'],
+    ]) {
+      const dir = await userDir({ [rel]: 'x' });
+      const error = await buildError(loadHtmlRenderer(dir));
+      expect(error.code).toBe('CONFIG');
+      expect(error.message).toContain(`${dir}/${rel} overrides nothing: calfeed has no ${rel}`);
+      expect(error.message).toContain(`Did you mean ${near}?`);
+      expect(error.message).toContain(`: ${known}.`);
+    }
+    // A partial or layout of the user's own is fine once a template includes it.
+    const dir = await userDir({ 'layouts/mine.hbs': '<main>{{> @partial-block}}</main>', 'pages/past.hbs': '{{#> layouts/mine}}x{{/layouts/mine}}' });
+    expect((await loadHtmlRenderer(dir)).fingerprint).toMatch(/^[\w-]+$/);
+  });
+
   it('a --templates folder that does not exist is a configuration error', async () => {
     const error = await buildError(loadHtmlRenderer(join(tmpdir(), 'calfeed-no-such-folder-' + process.pid)));
     expect(error.code).toBe('CONFIG');

@@ -1,0 +1,109 @@
+// --templates through the real CLI: the documented example folder (docs/examples/templates) takes
+// effect in English and Lithuanian, a file that overrides nothing stops the build with exit 2, and
+// a changed catalog message reaches every page on the next build.
+
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
+import { byClass, parse, select, text } from '../render/html/dom.js';
+import { runCli, type CliResult } from '../support/cli.js';
+import { listFiles, snapshotTree } from '../support/tree.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../docs/examples/templates/', import.meta.url));
+
+let portal: DemoPortal;
+let work: string;
+
+function build(out: string, extra: string[]): Promise<CliResult> {
+  return runCli(['build', '--base-url', portal.url, '--out', out, '--cache-dir', `${out}-cache`, '--time-zone', portal.timeZone, '--site-url', 'https://events.example.edu/', '--json', ...extra], {
+    env: { CALFEED_TOKEN: portal.tokens.university },
+    cwd: work,
+  });
+}
+
+const page = async (out: string, file: string) => parse(await readFile(join(out, file), 'utf8'));
+
+beforeAll(async () => {
+  portal = await startDemoPortal({ now: Date.now() });
+  work = await mkdtemp(join(tmpdir(), 'calfeed-templates-e2e-'));
+});
+
+afterAll(async () => {
+  await portal?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the example --templates folder', () => {
+  it('overrides the event list item and two messages, in English and in Lithuanian, and keeps the rest built-in', async () => {
+    for (const [locale, upcoming, footer, kept] of [
+      ['en', "What's on", 'Published by the Events Office with calfeed', 'Subscribe'],
+      ['lt,en', 'Kas vyksta', 'Skelbia Renginių skyrius, naudodamas calfeed', 'Prenumerata'],
+    ] as const) {
+      const out = join(work, `example-${locale.slice(0, 2)}`);
+      const r = await build(out, ['--templates', EXAMPLE, '--locale', locale]);
+      expect(r.code, r.stderr).toBe(0);
+      const calendar = await page(out, 'calendars/science/index.html');
+      expect(select(calendar, 'h2', { id: 'upcoming-heading' }).map(text)).toEqual([upcoming]);
+      expect(select(calendar, 'h2', { id: 'subscribe-heading' }).map(text)).toEqual([kept]);
+      // The override's markup: each item has its class, and its place comes first.
+      const items = byClass(calendar, 'example-item');
+      expect(items.length).toBeGreaterThan(0);
+      expect(byClass(calendar, 'event').length).toBe(items.length);
+      const withPlace = items.find((li) => byClass(li, 'event-location').length > 0)!;
+      expect(withPlace.children.filter((c) => c.type === 'tag').map((c) => (c as { attribs: Record<string, string> }).attribs.class)).toEqual(['event-location', 'event-title', 'event-time']);
+      for (const file of (await listFiles(out)).filter((f) => f.endsWith('.html'))) {
+        const doc = await page(out, file);
+        expect(select(doc, 'html')[0]!.attribs.lang, file).toBe(locale.slice(0, 2));
+        if (!file.endsWith('widget.html')) expect(text(select(doc, 'footer')[0]!), file).toContain(footer);
+      }
+    }
+  });
+});
+
+describe('a --templates file that overrides nothing', () => {
+  it('stops the build with exit 2, naming the file, the name it is near and the known names, and publishes nothing', async () => {
+    const dir = join(work, 'misspelt');
+    await cp(EXAMPLE, dir, { recursive: true });
+    await writeFile(join(dir, 'partials', 'event-items.hbs'), '<li>{{title}}</li>\n');
+    const out = join(work, 'misspelt-out');
+    const r = await build(out, ['--templates', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${join(dir, 'partials/event-items.hbs')} overrides nothing: calfeed has no partials/event-items.hbs and no template includes it. Did you mean partials/event-item.hbs?`);
+    expect(r.stderr).toContain('Known names in partials/: partials/day-list.hbs, partials/event-item.hbs, partials/subscribe.hbs.');
+    expect(await listFiles(out).catch(() => [])).toEqual([]);
+  });
+});
+
+describe('a user catalog', () => {
+  it('changing one of its messages changes every page on the next build, and nothing else', async () => {
+    const dir = join(work, 'catalog');
+    await cp(EXAMPLE, dir, { recursive: true });
+    const out = join(work, 'catalog-out');
+    const first = await build(out, ['--templates', dir]);
+    expect(first.code, first.stderr).toBe(0);
+    const before = await snapshotTree(out);
+    const same = await build(out, ['--templates', dir]);
+    expect(JSON.parse(same.stdout).eventFiles.rendered).toBe(0);
+
+    // The footer is on every page but the iframe widget; the message it uses changes.
+    const catalog = join(dir, 'locales', 'en.json');
+    const messages = JSON.parse(await readFile(catalog, 'utf8')) as Record<string, string>;
+    await writeFile(catalog, JSON.stringify({ ...messages, 'layout.footer': 'Published with {generator} by the Events Office.' }));
+    const second = await build(out, ['--templates', dir]);
+    expect(second.code, second.stderr).toBe(0);
+    const summary = JSON.parse(second.stdout);
+    expect(summary.eventFiles).toEqual({ rendered: summary.events, kept: 0 });
+    const after = await snapshotTree(out);
+    const pages = [...after.keys()].filter((f) => f.endsWith('.html') && !f.endsWith('widget.html'));
+    expect(pages.length).toBeGreaterThan(summary.events);
+    for (const file of pages) {
+      expect(after.get(file)!.sha256, file).not.toBe(before.get(file)!.sha256);
+      expect(await readFile(join(out, file), 'utf8'), file).toContain('by the Events Office.');
+    }
+    // Feeds, .ics files, the mirror and the assets show no catalog text.
+    for (const [file, { sha256 }] of after) if (!file.endsWith('.html') && file !== 'manifest.json') expect(sha256, file).toBe(before.get(file)?.sha256);
+  });
+});
