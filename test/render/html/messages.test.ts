@@ -1,35 +1,21 @@
 // The message catalogs: the shipped ones complete and alike, plural forms by Intl.PluralRules, the
 // catalog a --locale list picks, and user catalogs and templates checked when they are loaded.
 
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../../src/errors.js';
 import { loadHtmlRenderer, upcomingCounts } from '../../../src/render/html/index.js';
 import { loadTemplates } from '../../../src/render/html/templates.js';
 import { createRenderContext } from '../../../src/render/context.js';
 import { sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { byClass, parse, select, text } from './dom.js';
+import { userDir } from './user-dir.js';
 
 const ctx = createRenderContext();
 const shipped = async (lang: string): Promise<Record<string, unknown>> => JSON.parse(await readFile(new URL(`../../../templates/locales/${lang}.json`, import.meta.url), 'utf8'));
 
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function userDir(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'calfeed-messages-'));
-  dirs.push(dir);
-  for (const [rel, content] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, rel)), { recursive: true });
-    await writeFile(join(dir, rel), content);
-  }
-  return dir;
-}
 
 async function loadError(dir: string): Promise<CalfeedError> {
   const error = await loadTemplates(dir).then(() => undefined, (e: unknown) => e);

@@ -1,8 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { upcomingCounts } from '../../../src/render/html/index.js';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../../src/errors.js';
 import { loadHtmlRenderer } from '../../../src/render/html/index.js';
 import { sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
@@ -11,24 +10,10 @@ import { createRenderContext } from '../../../src/render/context.js';
 import { loadTemplates } from '../../../src/render/html/templates.js';
 import { calendarDayViews, calendarViews } from '../../../src/render/html/view.js';
 import { dayEvents } from './day-events.js';
+import { userDir } from './user-dir.js';
 
 const ctx = createRenderContext();
 
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-/** A temp --templates folder holding the given files. */
-async function userDir(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'calfeed-templates-'));
-  dirs.push(dir);
-  for (const [rel, content] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, rel)), { recursive: true });
-    await writeFile(join(dir, rel), content);
-  }
-  return dir;
-}
 
 async function buildError(promise: Promise<unknown>): Promise<CalfeedError> {
   const error = await promise.then(() => undefined, (e: unknown) => e);
@@ -116,7 +101,7 @@ describe('user templates', () => {
       ['layouts/bse.hbs', 'layouts/base.hbs', 'layouts/base.hbs, layouts/widget.hbs'],
       ['partials/subscribes.hbs', 'partials/subscribe.hbs', 'partials/day-list.hbs, partials/event-item.hbs, partials/subscribe.hbs'],
       ['assets/styles.css', 'assets/style.css', 'assets/page.js, assets/style.css, assets/widget.js'],
-    ]) {
+    ] as const) {
       const dir = await userDir({ [rel]: 'x' });
       const error = await buildError(loadHtmlRenderer(dir));
       expect(error.code).toBe('CONFIG');
