@@ -57,14 +57,14 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'maxFailedDetails', flag: 'max-failed-details', env: 'CALFEED_MAX_FAILED_DETAILS', type: 'ratio', default: '5%', arg: 'RATIO', commands: B, help: 'Events whose details fail are published from their list entry; if more than this share of events fail or cannot be read, the build fails.' },
   // What to make of the data.
   { key: 'timeZone', flag: 'time-zone', env: 'CALFEED_TIME_ZONE', type: 'string', default: 'UTC', arg: 'ZONE', commands: BI, help: 'IANA zone of portal times that carry no offset (e.g. Europe/Vilnius).' },
-  { key: 'locale', flag: 'locale', env: 'CALFEED_LOCALE', type: 'string', default: 'en', arg: 'LOCALES', commands: BI, help: 'Language for dates and multilingual values; a list like "lt,en" sets the fallback order.' },
+  { key: 'locale', flag: 'locale', env: 'CALFEED_LOCALE', type: 'string', default: 'en', arg: 'LOCALES', commands: BI, help: 'Language for dates and multilingual values; a list like "lt,en" sets the fallback order. Page text is in the first with a message catalog (en, lt, or one of --templates).' },
   { key: 'title', flag: 'title', env: 'CALFEED_TITLE', type: 'string', default: 'Events', arg: 'TEXT', commands: B, help: 'Title of the combined feeds and the index page.' },
   // Feeds.
   { key: 'feedLimit', flag: 'feed-limit', env: 'CALFEED_FEED_LIMIT', type: 'int', default: 500, min: 1, max: 100000, arg: 'N', commands: B, help: 'Most items in each RSS/Atom/JSON feed (upcoming events, by start).' },
   { key: 'icalPastDays', flag: 'ical-past-days', env: 'CALFEED_ICAL_PAST_DAYS', type: 'int', default: 90, min: 0, max: 36500, arg: 'DAYS', commands: B, help: 'iCalendar keeps events that ended up to this many days ago.' },
   { key: 'keepRemovedDays', flag: 'keep-removed-days', env: 'CALFEED_KEEP_REMOVED_DAYS', type: 'int', default: 30, min: 0, max: 3650, arg: 'DAYS', commands: B, help: 'An event gone from the API stays in iCalendar as cancelled this long, so subscribed apps drop it.' },
   { key: 'refresh', flag: 'refresh', env: 'CALFEED_REFRESH', type: 'duration', default: '3h', arg: 'DURATION', commands: B, help: 'How often calendar apps should refresh (REFRESH-INTERVAL, X-PUBLISHED-TTL), e.g. 3h, 90m.' },
-  { key: 'templates', flag: 'templates', env: 'CALFEED_TEMPLATES', type: 'string', arg: 'DIR', commands: B, help: 'Folder of templates or partials that override the built-in ones.' },
+  { key: 'templates', flag: 'templates', env: 'CALFEED_TEMPLATES', type: 'string', arg: 'DIR', commands: B, help: 'Folder of templates, partials, assets and message catalogs (locales/{lang}.json) that override the built-in ones; see docs/templates.md.' },
   // Incremental builds and safety.
   { key: 'cacheDir', flag: 'cache-dir', env: 'CALFEED_CACHE_DIR', type: 'string', default: '.calfeed-cache', arg: 'DIR', commands: B, help: 'Build state kept between runs (ETags, first-seen times, sequences). Keep it with your CI cache.' },
   { key: 'detailsMaxAge', flag: 'details-max-age', env: 'CALFEED_DETAILS_MAX_AGE', type: 'duration', default: '24h', arg: 'DURATION', commands: B, help: 'Details of an unchanged list entry are re-checked after this long.' },
