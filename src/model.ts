@@ -126,6 +126,10 @@ export interface SiteContext {
   locale: string;
   /** The whole --locale list: page text comes from the first with a message catalog (default: [locale]). */
   locales?: readonly string[];
+  /** Logo in the pages' header: an absolute URL, or a path on the site's host. */
+  logo?: string;
+  /** Brand colour, #rgb or #rrggbb (CSS --calfeed-primary). */
+  primaryColor?: string;
   /** Default IANA zone (calendars may override). */
   timeZone: string;
   /**

@@ -58,7 +58,9 @@ export const OPTIONS: readonly OptionSpec[] = [
   // What to make of the data.
   { key: 'timeZone', flag: 'time-zone', env: 'CALFEED_TIME_ZONE', type: 'string', default: 'UTC', arg: 'ZONE', commands: BI, help: 'IANA zone of portal times that carry no offset (e.g. Europe/Vilnius).' },
   { key: 'locale', flag: 'locale', env: 'CALFEED_LOCALE', type: 'string', default: 'en', arg: 'LOCALES', commands: BI, help: 'Language for dates and multilingual values; a list like "lt,en" sets the fallback order. Page text is in the first with a message catalog (en, lt, or one of --templates).' },
-  { key: 'title', flag: 'title', env: 'CALFEED_TITLE', type: 'string', default: 'Events', arg: 'TEXT', commands: B, help: 'Title of the combined feeds and the index page.' },
+  { key: 'title', flag: 'title', env: 'CALFEED_TITLE', type: 'string', default: 'Events', arg: 'TEXT', commands: B, help: 'The site\'s name: title of the combined feeds and the index page, and the end of every page title.' },
+  { key: 'logo', flag: 'logo', env: 'CALFEED_LOGO', type: 'string', arg: 'URL', commands: B, help: 'Logo beside the site\'s name in every page\'s header: an http(s) URL, or a path on the site\'s host such as /static/logo.svg.' },
+  { key: 'primaryColor', flag: 'primary-color', env: 'CALFEED_PRIMARY_COLOR', type: 'string', arg: 'COLOR', commands: B, help: 'Brand colour of buttons, links and the header rule in the light theme, as #rgb or #rrggbb (the CSS property --calfeed-primary).' },
   // Feeds.
   { key: 'feedLimit', flag: 'feed-limit', env: 'CALFEED_FEED_LIMIT', type: 'int', default: 500, min: 1, max: 100000, arg: 'N', commands: B, help: 'Most items in each RSS/Atom/JSON feed (upcoming events, by start).' },
   { key: 'icalPastDays', flag: 'ical-past-days', env: 'CALFEED_ICAL_PAST_DAYS', type: 'int', default: 90, min: 0, max: 36500, arg: 'DAYS', commands: B, help: 'iCalendar keeps events that ended up to this many days ago.' },

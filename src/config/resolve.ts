@@ -41,6 +41,10 @@ export interface ResolvedConfig extends HttpSettings {
   /** Language preference, first wins. */
   locales: string[];
   title: string;
+  /** Logo URL, or a path on the site's host. */
+  logo?: string;
+  /** #rgb or #rrggbb. */
+  primaryColor?: string;
   feedLimit: number;
   icalPastDays: number;
   keepRemovedDays: number;
@@ -105,6 +109,8 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
     timeZone,
     locales,
     title: str('title')!,
+    logo: str('logo'),
+    primaryColor: str('primaryColor'),
     feedLimit: req('feedLimit'),
     icalPastDays: req('icalPastDays'),
     keepRemovedDays: req('keepRemovedDays'),
@@ -174,6 +180,8 @@ const CHECKS: Partial<Record<string, (value: string) => string | undefined>> = {
   baseUrl: httpUrlProblem,
   siteUrl: httpUrlProblem,
   timeZone: (zone) => (IANAZone.isValidZone(zone) ? undefined : `"${zone}" is not an IANA time zone name. Use a name like Europe/Vilnius or America/New_York.`),
+  logo: (logo) => (/^\/(?!\/)/.test(logo) || !httpUrlProblem(logo) ? undefined : `"${logo}" is neither an http(s) URL nor a path on the site's host (/static/logo.svg).`),
+  primaryColor: (color) => (/^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(color) ? undefined : `"${color}" is not a colour as #rgb or #rrggbb (e.g. #7a0019).`),
   locale: (list) => {
     const locales = localesOf(list);
     if (locales.length === 0) return 'give at least one language, e.g. "en" or "lt,en".';

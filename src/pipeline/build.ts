@@ -142,6 +142,8 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       title: config.title,
       locale: config.locales[0]!,
       locales: config.locales,
+      ...(config.logo !== undefined ? { logo: config.logo } : {}),
+      ...(config.primaryColor !== undefined ? { primaryColor: config.primaryColor } : {}),
       timeZone,
       clock: clockAt(now),
       feedLimit: config.feedLimit,

@@ -63,6 +63,39 @@ describe('the example --templates folder', () => {
   });
 });
 
+describe('branding', () => {
+  it('--title, --logo and --primary-color reach every page: titles end with the site name, the logo is in the header, the colour is --calfeed-primary', async () => {
+    const out = join(work, 'branded');
+    const brand = ['--templates', EXAMPLE, '--title', 'Example University Events', '--logo', '/static/logo.svg', '--primary-color', '#7a0019'];
+    const r = await build(out, brand);
+    expect(r.code, r.stderr).toBe(0);
+    const pages = (await listFiles(out)).filter((f) => f.endsWith('.html'));
+    for (const file of pages) {
+      const doc = await page(out, file);
+      expect(text(select(doc, 'style')[0]!), file).toBe(':root { --calfeed-primary: #7a0019; }');
+      if (file.endsWith('widget.html')) continue;
+      expect(text(select(doc, 'title')[0]!), file).toMatch(file === 'index.html' ? /^Example University Events$/ : / · Example University Events$/);
+      expect(select(doc, 'img', { class: 'site-logo' }).map((img) => img.attribs.src), file).toEqual(['https://events.example.edu/static/logo.svg']);
+    }
+    expect(await readFile(join(out, 'style.css'), 'utf8')).toMatch(/--accent: var\(--calfeed-primary\)/);
+    // Another colour is another set of pages.
+    const recoloured = await build(out, [...brand.slice(0, -1), '#004b87']);
+    const summary = JSON.parse(recoloured.stdout);
+    expect(summary.eventFiles).toEqual({ rendered: summary.events, kept: 0 });
+    expect(await readFile(join(out, 'index.html'), 'utf8')).toContain('--calfeed-primary: #004b87;');
+  });
+
+  it('a colour or logo that is not one stops the build with exit 2', async () => {
+    for (const [flag, value, message] of [
+      ['--primary-color', 'red;}body{display:none', 'is not a colour as #rgb or #rrggbb'],
+      ['--logo', 'javascript:alert(1)', 'is neither an http(s) URL nor a path'],
+    ] as const) {
+      const r = await build(join(work, 'bad-brand'), [flag, value]);
+      expect([r.code, r.stderr]).toEqual([2, expect.stringContaining(message)]);
+    }
+  });
+});
+
 describe('a --templates file that overrides nothing', () => {
   it('stops the build with exit 2, naming the file, the name it is near and the known names, and publishes nothing', async () => {
     const dir = join(work, 'misspelt');

@@ -245,6 +245,7 @@ describe('event page views', () => {
     expect(eventView(ctx, cal, event, site, tx(site))).toEqual(await fresh(site, cal));
     for (const other of [
       { ...site, siteUrl: 'https://b.example/x/' }, { ...site, title: 'B' }, { ...site, locale: 'lt' }, { ...site, timeZone: 'UTC' }, { ...site, version: '2' },
+      { ...site, logo: '/logo.svg' }, { ...site, primaryColor: '#7a0019' },
     ]) {
       expect(eventView(ctx, cal, event, other, tx(other))).toEqual(await fresh(other, cal));
     }

@@ -10,11 +10,14 @@ import type { RenderContext } from '../context.js';
 import { sanitizeHtml } from '../sanitize.js';
 import { textSummary as summary } from '../text.js';
 import {
-  dayKeyOf, eventDayKey, eventSpan, formatDay, formatListTime, formatLongWhen, isoInZone, nextDayKeyAt, safeLocale, safeZone, splitByNow,
+  dayKeyOf, eventDayKey, eventSpan, formatDay, formatLongWhen, isoInZone, nextDayKeyAt, safeLocale, safeZone, splitByNow,
 } from './format.js';
 import { eventJsonLd } from './jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, subscribeLinks, type SubscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
+import { allDays, groupByDay, item, SEGMENT } from './days.js';
+
+export { allDays, type DayList, type DayView, type EventItemView } from './days.js';
 
 /** Items the iframe widget lists before pointing to the calendar page. */
 export const WIDGET_LIMIT = 20;
@@ -32,29 +35,16 @@ export interface PageView {
   script: string;
   canonical: string;
   generator: string;
+  /** --logo as an absolute URL, or null. */
+  logo: string | null;
+  /** --primary-color (#rgb or #rrggbb), or null. */
+  primaryColor: string | null;
   crumbs: { label: string; href: string }[];
   alternates: { type: string; title: string; href: string }[];
 }
 
-export interface EventItemView {
-  title: string;
-  href: string;
-  time: string;
-  datetime: string;
-  allDay: boolean;
-  ongoing: boolean;
-  location: string | null;
-  cancelled: boolean;
-}
-
-export interface DayView {
-  key: string;
-  label: string;
-  events: EventItemView[];
-}
-
 /** What every view of a build takes: its render context, its site, the locale dates use and the page text. */
-interface Scope {
+export interface Scope {
   ctx: RenderContext;
   site: SiteContext;
   locale: string;
@@ -69,7 +59,7 @@ function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feed
   return {
     lang: c.text.lang,
     locale: c.locale,
-    title,
+    title: siteTitled(title, c.site),
     siteTitle: c.site.title,
     description: description ?? null,
     home: relHref(file, paths.site('index.html')),
@@ -77,6 +67,8 @@ function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feed
     script: relHref(file, paths.site('page.js')),
     canonical: absoluteUrl(c.site.siteUrl, file),
     generator: `calfeed ${c.site.version}`,
+    logo: c.site.logo === undefined ? null : new URL(c.site.logo, c.site.siteUrl).href,
+    primaryColor: c.site.primaryColor ?? null,
     crumbs,
     alternates: [
       { type: 'application/rss+xml', title: `${feedName} (RSS)`, href: feeds.rss },
@@ -84,6 +76,11 @@ function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feed
       { type: 'application/feed+json', title: `${feedName} (JSON Feed)`, href: feeds.json },
     ],
   };
+}
+
+/** A page's title ending with the site's name, but the home page's, which is the name. */
+function siteTitled(title: string, site: SiteContext): string {
+  return title === site.title ? title : `${title} · ${site.title}`;
 }
 
 function zoneOf(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
@@ -104,84 +101,6 @@ export function pageToday(ctx: RenderContext, cal: Calendar, site: SiteContext):
   const zone = zoneOf(ctx, cal, site);
   holdsUntil(site.clock, nextDayKeyAt(ctx, site.clock.now, zone));
   return dayKeyOf(ctx, site.clock.now, zone);
-}
-
-function item(c: Scope, cal: Calendar, e: ListEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
-  const day = eventDayKey(c.ctx, e.when, zone);
-  return {
-    title: e.title,
-    href: eventHref(cal, e, fromFile),
-    time: formatListTime(c.ctx, e.when, zone, c.locale),
-    datetime: e.when.kind === 'allDay' ? e.when.startDate : isoInZone(c.ctx, e.when.start, zone),
-    allDay: e.when.kind === 'allDay',
-    ongoing: todayKey !== null && day < todayKey,
-    location: e.location?.text || null,
-    cancelled: isCancelled(e),
-  };
-}
-
-// A path segment as src/paths.ts makes them: one folder level, nothing for relHref to normalize.
-const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
-
-/** The link from a calendar page to one of its events: relHref, without path arithmetic for the usual case. */
-function eventHref(cal: Calendar, e: Pick<ListEvent, 'slug'>, fromFile: string): string {
-  // From a file directly in the calendar's folder (its index, past and widget pages), the page of
-  // an event whose slug is one plain segment is always events/{slug}.html.
-  const folder = paths.calendarDir(cal.slug);
-  if (SEGMENT.test(e.slug) && fromFile.length > folder.length && fromFile.startsWith(folder) && fromFile.indexOf('/', folder.length) === -1) {
-    return `events/${e.slug}.html`;
-  }
-  return relHref(fromFile, paths.eventPage(cal.slug, e.slug));
-}
-
-/**
- * Events grouped by day in the calendar's zone. Given todayKey (pageToday; the upcoming list),
- * events that started before today (a multi-day event in progress) are listed under today, where a
- * visitor looks for them.
- */
-function groupByDay(c: Scope, cal: Calendar, events: readonly ListEvent[], zone: string, fromFile: string, todayKey: string | null): DayList {
-  // The events of each day by position, kept apart from their views: a day list of 100,000 events
-  // is rendered a few days at a time (parts), its views made only for the days at hand.
-  const days = new Map<string, number[]>();
-  events.forEach((e, i) => {
-    const own = eventDayKey(c.ctx, e.when, zone);
-    const key = todayKey !== null && own < todayKey ? todayKey : own;
-    const day = days.get(key);
-    if (day) day.push(i);
-    else days.set(key, [i]);
-  });
-  const views = (group: Array<[string, number[]]>): DayView[] =>
-    group.map(([key, at]) => ({ key, label: formatDay(c.ctx, key, c.locale), events: at.map((i) => item(c, cal, events[i]!, zone, fromFile, todayKey)) }));
-  return {
-    length: days.size,
-    *parts(size) {
-      let group: Array<[string, number[]]> = [];
-      let count = 0;
-      for (const day of days) {
-        group.push(day);
-        count += day[1].length;
-        if (count >= size) {
-          yield views(group);
-          group = [];
-          count = 0;
-        }
-      }
-      if (group.length > 0) yield views(group);
-    },
-  };
-}
-
-/** A page's days, each with its events' views, made a part at a time. */
-export interface DayList {
-  /** How many days. */
-  readonly length: number;
-  /** The days in order, in parts of whole days with at least `size` events each (but the last). */
-  parts(size: number): Iterable<DayView[]>;
-}
-
-/** Every day of a DayList, at once. */
-export function allDays(days: DayList): DayView[] {
-  return [...days.parts(Infinity)].flat();
 }
 
 /** A calendar's events split at "now": upcoming by start, past newest first. */
@@ -296,6 +215,8 @@ export interface CalendarShared {
   version: string;
   locale: string;
   text: PageText;
+  logo: string | undefined;
+  primaryColor: string | undefined;
   siteZone: string;
   title: string;
   timeZone: string;
@@ -321,7 +242,7 @@ function calendarShared(c: Scope, cal: Calendar): CalendarShared {
   if (
     known && known.siteUrl === site.siteUrl && known.siteTitle === site.title && known.version === site.version &&
     known.locale === c.locale && known.text === c.text && known.siteZone === site.timeZone && known.title === cal.title &&
-    known.timeZone === cal.timeZone && known.url === cal.url
+    known.timeZone === cal.timeZone && known.url === cal.url && known.logo === site.logo && known.primaryColor === site.primaryColor
   ) {
     return known;
   }
@@ -333,7 +254,7 @@ function calendarShared(c: Scope, cal: Calendar): CalendarShared {
   );
   const zone = zoneOf(ctx, cal, site);
   const shared: CalendarShared = {
-    siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, text: c.text, siteZone: site.timeZone,
+    siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, text: c.text, logo: site.logo, primaryColor: site.primaryColor, siteZone: site.timeZone,
     title: cal.title, timeZone: cal.timeZone, url: cal.url,
     zone,
     calendarBase: safeHttpUrl(ctx, cal.url) ?? undefined,
@@ -357,13 +278,14 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
   const span = eventSpan(ctx, e.when, zone);
   const email = safeMailto(e.organizer?.email);
   const title = `${e.title} · ${cal.title}`;
+  const pageTitle = siteTitled(title, site);
   const portalUrl = safeHttpUrl(ctx, e.url);
   return {
     page: shared
       ? {
           lang: shared.page.lang,
           locale: shared.page.locale,
-          title,
+          title: pageTitle,
           siteTitle: shared.page.siteTitle,
           description: summary(ctx, e.description) ?? null,
           home: shared.page.home,
@@ -371,6 +293,8 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
           script: shared.page.script,
           canonical: absoluteUrl(site.siteUrl, file),
           generator: shared.page.generator,
+          logo: shared.page.logo,
+          primaryColor: shared.page.primaryColor,
           crumbs: shared.page.crumbs,
           alternates: shared.page.alternates,
         }

@@ -88,7 +88,7 @@ describe('user templates', () => {
     });
     const html = await loadHtmlRenderer(dir);
     expect(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), site)).toBe(
-      '[page][calendars][subscribe][copyId]<lang><locale><title><siteTitle><description><home><stylesheet><script><canonical><generator><crumbs><alternates>',
+      '[page][calendars][subscribe][copyId]<lang><locale><title><siteTitle><description><home><stylesheet><script><canonical><generator><logo><primaryColor><crumbs><alternates>',
     );
     const model = sampleModel();
     const cal = model.calendars[0]!;

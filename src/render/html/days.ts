@@ -1,0 +1,105 @@
+// Calendar pages' day lists: their events grouped by day in the calendar's zone, each event's
+// list view, and the link to its page. Made a part at a time, so a day list of 100,000 events is
+// never 100,000 views at once.
+
+import type { Calendar, ListEvent } from '../../model.js';
+import { isCancelled } from '../../model.js';
+import { paths } from '../../paths.js';
+import { eventDayKey, formatDay, formatListTime, isoInZone } from './format.js';
+import { relHref } from './links.js';
+import type { Scope } from './view.js';
+
+export interface EventItemView {
+  title: string;
+  href: string;
+  time: string;
+  datetime: string;
+  allDay: boolean;
+  ongoing: boolean;
+  location: string | null;
+  cancelled: boolean;
+}
+
+export interface DayView {
+  key: string;
+  label: string;
+  events: EventItemView[];
+}
+
+export function item(c: Scope, cal: Calendar, e: ListEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
+  const day = eventDayKey(c.ctx, e.when, zone);
+  return {
+    title: e.title,
+    href: eventHref(cal, e, fromFile),
+    time: formatListTime(c.ctx, e.when, zone, c.locale),
+    datetime: e.when.kind === 'allDay' ? e.when.startDate : isoInZone(c.ctx, e.when.start, zone),
+    allDay: e.when.kind === 'allDay',
+    ongoing: todayKey !== null && day < todayKey,
+    location: e.location?.text || null,
+    cancelled: isCancelled(e),
+  };
+}
+
+// A path segment as src/paths.ts makes them: one folder level, nothing for relHref to normalize.
+export const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+/** The link from a calendar page to one of its events: relHref, without path arithmetic for the usual case. */
+function eventHref(cal: Calendar, e: Pick<ListEvent, 'slug'>, fromFile: string): string {
+  // From a file directly in the calendar's folder (its index, past and widget pages), the page of
+  // an event whose slug is one plain segment is always events/{slug}.html.
+  const folder = paths.calendarDir(cal.slug);
+  if (SEGMENT.test(e.slug) && fromFile.length > folder.length && fromFile.startsWith(folder) && fromFile.indexOf('/', folder.length) === -1) {
+    return `events/${e.slug}.html`;
+  }
+  return relHref(fromFile, paths.eventPage(cal.slug, e.slug));
+}
+
+/**
+ * Events grouped by day in the calendar's zone. Given todayKey (pageToday; the upcoming list),
+ * events that started before today (a multi-day event in progress) are listed under today, where a
+ * visitor looks for them.
+ */
+export function groupByDay(c: Scope, cal: Calendar, events: readonly ListEvent[], zone: string, fromFile: string, todayKey: string | null): DayList {
+  // The events of each day by position, kept apart from their views: a day list of 100,000 events
+  // is rendered a few days at a time (parts), its views made only for the days at hand.
+  const days = new Map<string, number[]>();
+  events.forEach((e, i) => {
+    const own = eventDayKey(c.ctx, e.when, zone);
+    const key = todayKey !== null && own < todayKey ? todayKey : own;
+    const day = days.get(key);
+    if (day) day.push(i);
+    else days.set(key, [i]);
+  });
+  const views = (group: Array<[string, number[]]>): DayView[] =>
+    group.map(([key, at]) => ({ key, label: formatDay(c.ctx, key, c.locale), events: at.map((i) => item(c, cal, events[i]!, zone, fromFile, todayKey)) }));
+  return {
+    length: days.size,
+    *parts(size) {
+      let group: Array<[string, number[]]> = [];
+      let count = 0;
+      for (const day of days) {
+        group.push(day);
+        count += day[1].length;
+        if (count >= size) {
+          yield views(group);
+          group = [];
+          count = 0;
+        }
+      }
+      if (group.length > 0) yield views(group);
+    },
+  };
+}
+
+/** A page's days, each with its events' views, made a part at a time. */
+export interface DayList {
+  /** How many days. */
+  readonly length: number;
+  /** The days in order, in parts of whole days with at least `size` events each (but the last). */
+  parts(size: number): Iterable<DayView[]>;
+}
+
+/** Every day of a DayList, at once. */
+export function allDays(days: DayList): DayView[] {
+  return [...days.parts(Infinity)].flat();
+}
