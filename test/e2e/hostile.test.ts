@@ -198,10 +198,13 @@ describe('markup from the API', () => {
     }
     // The one safe link in every hostile description survives the allowlist.
     expect(okLinks).toBeGreaterThanOrEqual(14);
-    // The widget and page scripts are calfeed's own files, byte for byte: no data is baked into them.
-    for (const asset of ['widget.js', 'page.js']) {
-      expect(await read(main(), asset), asset).toBe(await readFile(new URL(asset, BUILTIN_ASSETS), 'utf8'));
-    }
+    // The widget and page scripts are calfeed's own files, byte for byte: no data is baked into
+    // them. widget.js gets its messages (catalog text, not portal data) in place of its mark.
+    expect(await read(main(), 'page.js')).toBe(await readFile(new URL('page.js', BUILTIN_ASSETS), 'utf8'));
+    const widget = await read(main(), 'widget.js');
+    const messages = /var TEXT = (\{.*?\}) \|\| /.exec(widget)![1]!;
+    expect(Object.keys(JSON.parse(messages).messages.en).sort()).toEqual(['calendar.noUpcoming', 'status.cancelled', 'widget.error']);
+    expect(widget.replace(messages, '/*calfeed:messages*/null')).toBe(await readFile(new URL('widget.js', BUILTIN_ASSETS), 'utf8'));
   });
 
   it('event pages carry the hostile title as data: JSON-LD parses, holds it verbatim, and the <h1> shows it as text', async () => {
