@@ -21,9 +21,21 @@ export type EventWhen =
       endDate: string;
     };
 
+/** An address as the portal gave it in parts, by schema.org PostalAddress's names. */
+export interface EventAddressParts {
+  /** Street lines, joined with ", ". */
+  streetAddress?: string;
+  postalCode?: string;
+  addressLocality?: string;
+  addressRegion?: string;
+  addressCountry?: string;
+}
+
 export interface EventLocation {
   name?: string;
   address?: string;
+  /** Present when the portal gave the address as an object of parts. */
+  addressParts?: EventAddressParts;
   /** One line for text formats: "name, address", or whichever exists. */
   text: string;
 }

@@ -171,7 +171,12 @@ export function resolveEvent(record: RawRecord, opts: NormalizeOptions, zone: st
   if (location) {
     location.text = clip('location', location.text, opts, problems)!;
     if (location.name !== undefined) location.name = clip('location name', location.name, opts, problems);
-    if (location.address !== undefined) location.address = clip('location address', location.address, opts, problems);
+    if (location.address !== undefined) {
+      const address = clip('location address', location.address, opts, problems);
+      // Parts of an address too long to keep whole are not worth keeping either.
+      if (address !== location.address) delete location.addressParts;
+      location.address = address;
+    }
     result.location = location;
   }
   const url = urlField('url', hits.url, opts, problems);
