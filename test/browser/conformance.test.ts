@@ -1,0 +1,98 @@
+// Issue 19: every page kind of a real build passes the Nu HTML Checker with 0 errors and axe-core
+// with 0 violations. The demo portal's build, every HTML file to vnu, one page of each kind (and
+// of each variant an event page has: cancelled, all-day, with an image, past) to axe in Chromium.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fg from 'fast-glob';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPreviewServer } from '../../src/serve/index.js';
+import { launchChromium, openRecordingPage, type PageRecord } from '../support/browser.js';
+import { runCli } from '../support/cli.js';
+import { axeViolations, vnuErrors } from '../support/conformance.js';
+
+/** An image without alt text: an error for vnu, a violation for axe. */
+const KNOWN_BAD = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Known bad</title></head><body><main><img src="x.png"></main></body></html>';
+
+let work: string;
+let out: string;
+let pages: string[];
+let server: { url: string; close(): Promise<void> };
+let browser: Browser;
+const record: PageRecord = { problems: [], dialogs: [] };
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'calfeed-conformance-'));
+  out = join(work, 'out');
+  // No --base-url: the embedded demo portal, as `npx calfeed build` on a fresh machine.
+  const build = await runCli(['build', '--out', out, '--cache-dir', join(work, 'cache'), '--quiet'], { cwd: work });
+  expect(build.code, build.stderr).toBe(0);
+  pages = (await fg('**/*.html', { cwd: out })).sort();
+  // A page both checkers must fault, checked with the rest: proof that they ran and report.
+  await mkdir(join(out, 'known-bad'));
+  await writeFile(join(out, 'known-bad', 'index.html'), KNOWN_BAD);
+  server = await startPreviewServer({ dir: out, port: 0 });
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+/** One page of each kind, and event pages of each variant, found by what they hold. */
+async function pageKinds(): Promise<Map<string, string>> {
+  const kinds = new Map<string, string>();
+  const events = pages.filter((p) => /^calendars\/[^/]+\/events\//.test(p));
+  const variants: Array<[string, (html: string) => boolean]> = [
+    ['event page', () => true],
+    ['cancelled event page', (html) => html.includes('is-cancelled')],
+    ['all-day event page', (html) => !html.includes('data-calfeed-local')],
+    ['event page with an image', (html) => html.includes('/media/events/')],
+  ];
+  for (const file of events) {
+    const html = await readFile(join(out, file), 'utf8');
+    for (const [kind, test] of variants) if (!kinds.has(kind) && test(html)) kinds.set(kind, file);
+  }
+  for (const [kind, re] of [
+    ['home page', /^index\.html$/],
+    ['calendar page', /^calendars\/[^/]+\/index\.html$/],
+    ['past events page', /^calendars\/[^/]+\/past\.html$/],
+    ['widget page', /^calendars\/[^/]+\/widget\.html$/],
+  ] as const) {
+    const file = pages.find((p) => re.test(p));
+    if (file) kinds.set(kind, file);
+  }
+  return kinds;
+}
+
+describe('every page kind of the demo build', () => {
+  it('has no Nu HTML Checker error on any page', async () => {
+    expect(pages.length).toBeGreaterThan(50);
+    const errors = await vnuErrors([...pages.map((p) => join(out, p)), join(out, 'known-bad', 'index.html')]);
+    expect(errors.filter((e) => !e.includes('known-bad'))).toEqual([]);
+    expect(errors.join('\n')).toMatch(/known-bad\/index\.html:1: An “img” element must have an “alt” attribute/);
+  }, 120_000);
+
+  it('has no axe-core violation on a page of each kind', async () => {
+    const kinds = await pageKinds();
+    expect([...kinds.keys()].sort()).toEqual(
+      ['all-day event page', 'calendar page', 'cancelled event page', 'event page', 'event page with an image', 'home page', 'past events page', 'widget page'].sort(),
+    );
+    const found: string[] = [];
+    for (const [kind, file] of kinds) {
+      const page = await openRecordingPage(browser, record, { locale: 'en-US', timezoneId: 'Europe/Vilnius' });
+      await page.goto(server.url + file);
+      for (const v of await axeViolations(page)) found.push(`${kind} (${file}): ${v}`);
+      await page.context().close();
+    }
+    expect(found).toEqual([]);
+    const bad = await openRecordingPage(browser, { problems: [], dialogs: [] });
+    await bad.goto(server.url + 'known-bad/index.html');
+    expect((await axeViolations(bad)).join('\n')).toMatch(/^image-alt \(critical\)/m);
+    await bad.context().close();
+    expect(record.problems).toEqual([]);
+  }, 120_000);
+});
