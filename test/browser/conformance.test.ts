@@ -11,6 +11,7 @@ import { startPreviewServer } from '../../src/serve/index.js';
 import { launchChromium, openRecordingPage, type PageRecord } from '../support/browser.js';
 import { runCli } from '../support/cli.js';
 import { axeViolations, vnuErrors } from '../support/conformance.js';
+import { googleEventProblems } from '../support/google-event.js';
 
 /** An image without alt text: an error for vnu, a violation for axe. */
 const KNOWN_BAD = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Known bad</title></head><body><main><img src="x.png"></main></body></html>';
@@ -69,6 +70,27 @@ async function pageKinds(): Promise<Map<string, string>> {
 }
 
 describe('every page kind of the demo build', () => {
+  it("gives search engines, in every event page with a location, JSON-LD that has Google's required Event fields", async () => {
+    const events = pages.filter((p) => /^calendars\/[^/]+\/events\//.test(p));
+    const failing: string[] = [];
+    let located = 0;
+    for (const file of events) {
+      const html = await readFile(join(out, file), 'utf8');
+      const script = /<script type="application\/ld\+json">([^<]*)<\/script>/.exec(html);
+      expect(script, file).not.toBeNull();
+      const ld = JSON.parse(script![1]!) as Record<string, unknown>;
+      const problems = googleEventProblems(ld);
+      if (ld.location === undefined) expect(problems, file).toEqual(['no location']);
+      else {
+        located++;
+        if (problems.length > 0) failing.push(`${file}: ${problems.join('; ')}`);
+      }
+    }
+    expect(failing).toEqual([]);
+    // Most demo events have a place (a few have none, as on a real portal).
+    expect(located).toBeGreaterThan(events.length / 2);
+  });
+
   it('has no Nu HTML Checker error on any page', async () => {
     expect(pages.length).toBeGreaterThan(50);
     const errors = await vnuErrors([...pages.map((p) => join(out, p)), join(out, 'known-bad', 'index.html')]);
