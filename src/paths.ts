@@ -134,6 +134,9 @@ export const paths = {
   /** A file of one category. */
   category: (slug: string, name: CategoryFile): string => `categories/${slug}/${name}`,
 
+  /** One of the sitemaps sitemap.xml indexes when the site has more pages than one may list. */
+  sitemapPart: (n: number): string => `sitemap-${n}.xml`,
+
   manifest: (): string => 'manifest.json',
   headers: (): string => '_headers',
 } as const;
@@ -147,7 +150,9 @@ export type SiteFile =
   | 'widget.js'
   | 'style.css'
   | 'page.js'
-  | 'past.html';
+  | 'past.html'
+  | 'sitemap.xml'
+  | 'robots.txt';
 export type CategoryFile = 'index.html' | 'rss.xml' | 'atom.xml' | 'feed.json' | 'calendar.ics';
 export type CalendarFile =
   | 'index.html'

@@ -20,6 +20,8 @@ import {
   publish,
   PublishedManifest,
   recover,
+  isSiteMeta,
+  writeSearchIndexes,
   writeSiteMeta,
   shrinkReason,
   type PublishResult,
@@ -218,6 +220,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const stableUntil = Math.min(renderedUntil, tombstonesUntil, calendarHistory.stableUntil);
 
     const calendarsMeta = calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
+    await writeSearchIndexes(staging, config.siteUrl);
     await writeSiteMeta(staging, calendarsMeta, { generator: `calfeed ${VERSION}` });
 
     const shrink = shrinkReason(await staging.publishedManifest(), { calendars: calendars.length, events: total });
@@ -446,16 +449,16 @@ function unchangedReport(calendars: number, events: number, lists: ListRecord[],
 /**
  * Files of the last build's output a build from its spool must not keep: the page and .ics of each
  * cancellation dropped now (unless a live event has the same path, which slugs rule out), the
- * files of each removed calendar dropped now, and the site files writeSiteMeta writes anew.
+ * files of each removed calendar dropped now, and the site files written anew (isSiteMeta).
  */
 function expiredFiles(
   dropped: ReadonlyArray<{ calendarSlug: string; slug: string }>,
   droppedCalendars: readonly Calendar[],
   saved: SavedEvents,
 ): (relPath: string) => boolean {
-  const meta = new Set([paths.manifest(), paths.headers()]);
+  const meta = new Set<string>();
   for (const cal of droppedCalendars) for (const name of CALENDAR_FILES) meta.add(paths.calendar(cal.slug, name));
-  if (dropped.length === 0) return (relPath) => meta.has(relPath);
+  if (dropped.length === 0) return (relPath) => isSiteMeta(relPath) || meta.has(relPath);
   const live = new Set<string>();
   for (const refs of saved.events.values()) {
     for (const ref of refs) {
@@ -469,7 +472,7 @@ function expiredFiles(
     gone.add(paths.eventPage(calendarSlug, slug));
     gone.add(paths.eventIcs(calendarSlug, slug));
   }
-  return (relPath) => meta.has(relPath) || gone.has(relPath);
+  return (relPath) => isSiteMeta(relPath) || meta.has(relPath) || gone.has(relPath);
 }
 
 
