@@ -98,6 +98,23 @@ describe('every page kind of the demo build', () => {
     expect(errors.join('\n')).toMatch(/known-bad\/index\.html:1: An “img” element must have an “alt” attribute/);
   }, 120_000);
 
+  it('prints the events in black on white, without buttons, subscribe boxes or embed snippets', async () => {
+    const kinds = await pageKinds();
+    for (const kind of ['calendar page', 'event page', 'home page']) {
+      const page = await openRecordingPage(browser, record, { locale: 'en-US', timezoneId: 'Europe/Vilnius' });
+      await page.goto(server.url + kinds.get(kind)!);
+      await page.emulateMedia({ media: 'print', colorScheme: 'dark' });
+      for (const hidden of ['.site-header', '.subscribe', '.button', 'pre']) {
+        for (const el of await page.locator(hidden).all()) expect(await el.isVisible(), `${kind}: ${hidden}`).toBe(false);
+      }
+      expect(await page.locator('h1').isVisible(), kind).toBe(true);
+      expect(await page.evaluate(() => [getComputedStyle(document.body).color, getComputedStyle(document.body).backgroundColor]), kind).toEqual(['rgb(0, 0, 0)', 'rgb(255, 255, 255)']);
+      await page.emulateMedia({ media: 'screen' });
+      expect(await page.locator('.site-header').isVisible(), `${kind} on screen`).toBe(true);
+      await page.context().close();
+    }
+  });
+
   it('has no axe-core violation on a page of each kind', async () => {
     const kinds = await pageKinds();
     expect([...kinds.keys()].sort()).toEqual(
