@@ -84,6 +84,8 @@ export interface CalendarEvent {
   status: EventStatus;
   categories: string[];
   organizer?: EventOrganizer;
+  /** The portal marks it to be shown first (featured, highlighted, promoted); absent otherwise. */
+  featured?: true;
   /** Image URL, if the portal gives one. */
   image?: string;
   /** Epoch ms: the portal's last-updated time, if it gives one. */

@@ -142,6 +142,7 @@ export function resolveEvent(record: RawRecord, opts: NormalizeOptions, zone: st
     categories: find('categories', present, true),
     organizer: find('organizer', present),
     image: find('image', (v) => isText(v) || isObject(v)),
+    featured: find('featured', (v) => boolOf(v) !== undefined),
   };
   const when = resolveWhen(record, { start: mapping.start, end: mapping.end }, boolOf(hits.allDay?.value), zone);
   problems.push(...when.problems);
@@ -156,7 +157,7 @@ export function resolveEvent(record: RawRecord, opts: NormalizeOptions, zone: st
     reports: [
       { field: 'id', hit: idFound },
       { field: 'title', hit: hits.title },
-      ...(['allDay', 'description', 'location', 'url', 'status', 'cancelled', 'updated', 'created', 'categories', 'organizer', 'image'] as const).map(
+      ...(['allDay', 'description', 'location', 'url', 'status', 'cancelled', 'updated', 'created', 'categories', 'organizer', 'image', 'featured'] as const).map(
         (field) => ({ field, hit: hits[field] }),
       ),
     ],
@@ -188,6 +189,7 @@ export function resolveEvent(record: RawRecord, opts: NormalizeOptions, zone: st
   }
   const image = urlField('image', hits.image, opts, problems);
   if (image !== undefined) result.image = image;
+  if (boolOf(hits.featured?.value) === true) result.featured = true;
   const updated = stampOf(hits.updated, zone);
   if (updated !== undefined) result.updated = updated;
   const created = stampOf(hits.created, zone);
