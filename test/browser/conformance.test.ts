@@ -4,6 +4,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import { launchChromium, openRecordingPage, type PageRecord } from '../support/b
 import { runCli } from '../support/cli.js';
 import { axeViolations, vnuErrors } from '../support/conformance.js';
 import { googleEventProblems } from '../support/google-event.js';
+
+const SCREENSHOTS = process.env.CALFEED_UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('./screenshots/', import.meta.url)) : undefined;
 
 /** An image without alt text: an error for vnu, a violation for axe. */
 const KNOWN_BAD = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Known bad</title></head><body><main><img src="x.png"></main></body></html>';
@@ -97,6 +100,21 @@ describe('every page kind of the demo build', () => {
     expect(errors.filter((e) => !e.includes('known-bad'))).toEqual([]);
     expect(errors.join('\n')).toMatch(/known-bad\/index\.html:1: An “img” element must have an “alt” attribute/);
   }, 120_000);
+
+  it('shows the home page with the upcoming events first (the screenshot in the README)', async () => {
+    const page = await openRecordingPage(browser, record, { locale: 'en-US', timezoneId: 'Europe/Vilnius', viewport: { width: 1000, height: 1100 } });
+    await page.goto(server.url + 'index.html');
+    const headings = await page.locator('main h2').allTextContents();
+    expect(headings.slice(0, 2)).toEqual(['Featured', 'Today']);
+    expect(headings).toContain('Calendars');
+    // Each listed event links to its page and its calendar.
+    const first = page.locator('.featured .event').first();
+    await first.locator('.event-title a').click();
+    expect(page.url()).toMatch(/\/calendars\/[^/]+\/events\/[^/]+\.html$/);
+    await page.goBack();
+    await page.screenshot({ path: join(SCREENSHOTS ?? work, 'home.png') });
+    await page.context().close();
+  });
 
   it('prints the events in black on white, without buttons, subscribe boxes or embed snippets', async () => {
     const kinds = await pageKinds();

@@ -8,14 +8,20 @@ import type { Calendar, FeedEvent, ListEvent, SiteContext } from '../../model.js
 import { paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import { loadTemplates } from './templates.js';
-import { calendarDayViews, eventView, indexView } from './view.js';
+import { indexView } from './home.js';
+import { calendarDayViews, eventView } from './view.js';
 
 export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
 export { isUpcoming } from './format.js';
+export { HOME_CANDIDATES, homeEvents } from './home.js';
 
 export interface HtmlRenderer {
-  /** index.html: every calendar with its upcoming-events count (see upcomingCount) and subscribe links. */
-  index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext): string;
+  /**
+   * index.html: the soonest upcoming events (of `events`: the first HOME_CANDIDATES upcoming of
+   * every calendar, by start), every calendar with its upcoming-events count (see upcomingCount)
+   * and subscribe links.
+   */
+  index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], site: SiteContext): string;
   /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
   calendar(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: string; past: string; widget: string };
   /** calendar(), its index and past pages in pieces (a few days each): a page of 100,000 events is never one string. */
@@ -56,7 +62,7 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     };
   };
   return {
-    index: (ctx, calendars, upcoming, site) => templates.render('index', indexView(ctx, calendars, upcoming, site)),
+    index: (ctx, calendars, upcoming, events, site) => templates.render('index', indexView(ctx, calendars, upcoming, events, site)),
     calendar(ctx, cal, events, site) {
       const pieces = calendarPieces(ctx, cal, events, site);
       return { index: [...pieces.index].join(''), past: [...pieces.past].join(''), widget: pieces.widget };

@@ -41,6 +41,8 @@ export interface EventItemView {
   ongoing: boolean;
   location: string | null;
   cancelled: boolean;
+  /** On the home page, where events of every calendar are listed together: the event's calendar. */
+  calendar?: { title: string; href: string };
 }
 
 export interface DayView {
@@ -50,17 +52,17 @@ export interface DayView {
 }
 
 /** What every view of a build takes: its render context, its site and the locale pages use. */
-interface Scope {
+export interface Scope {
   ctx: RenderContext;
   site: SiteContext;
   locale: string;
 }
 
-function scope(ctx: RenderContext, site: SiteContext): Scope {
+export function scope(ctx: RenderContext, site: SiteContext): Scope {
   return { ctx, site, locale: safeLocale(ctx, site.locale) };
 }
 
-function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feedName: string, crumbs: PageView['crumbs'], description?: string): PageView {
+export function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feedName: string, crumbs: PageView['crumbs'], description?: string): PageView {
   return {
     lang: c.locale,
     title,
@@ -80,7 +82,7 @@ function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feed
   };
 }
 
-function zoneOf(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
+export function zoneOf(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
   return safeZone(ctx, cal.timeZone, safeZone(ctx, site.timeZone));
 }
 
@@ -100,7 +102,7 @@ export function pageToday(ctx: RenderContext, cal: Calendar, site: SiteContext):
   return dayKeyOf(ctx, site.clock.now, zone);
 }
 
-function item(c: Scope, cal: Calendar, e: ListEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
+export function item(c: Scope, cal: Calendar, e: ListEvent, zone: string, fromFile: string, todayKey: string | null): EventItemView {
   const day = eventDayKey(c.ctx, e.when, zone);
   return {
     title: e.title,
@@ -183,7 +185,7 @@ export function splitEvents<E extends ListEvent>(ctx: RenderContext, cal: Calend
   return splitByNow(ctx, events, zoneOf(ctx, cal, site), site.clock);
 }
 
-function description(ctx: RenderContext, html: string | undefined, baseUrl: string | undefined): string | null {
+export function description(ctx: RenderContext, html: string | undefined, baseUrl: string | undefined): string | null {
   if (!html) return null;
   const clean = sanitizeHtml(ctx, html, baseUrl).trim();
   return clean === '' ? null : clean;
@@ -220,24 +222,6 @@ export function upcomingCounts(ctx: RenderContext, model: SiteModel, site: SiteC
 }
 
 /** View of index.html. */
-export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext) {
-  const c = scope(ctx, site);
-  const file = paths.site('index.html');
-  const subscribe = subscribeLinks(site.siteUrl, null, site.title);
-  const calendars = calendarList.map((cal) => {
-    const count = upcoming.get(cal.id) ?? 0;
-    return {
-      title: cal.title,
-      href: relHref(file, paths.calendar(cal.slug, 'index.html')),
-      description: description(ctx, cal.description, safeHttpUrl(ctx, cal.url) ?? undefined),
-      upcomingCount: count,
-      upcomingOne: count === 1,
-      subscribe: subscribeLinks(site.siteUrl, cal.slug, cal.title),
-    };
-  });
-  return { page: page(c, file, site.title, subscribe, site.title, []), calendars, subscribe, copyId: 'calfeed-url-all' };
-}
-
 /** Views of a calendar's index.html, past.html and widget.html. */
 export function calendarViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext) {
   const views = calendarDayViews(ctx, cal, events, site);

@@ -1,5 +1,5 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { upcomingCounts } from '../../../src/render/html/index.js';
+import { homeEvents, upcomingCounts } from '../../../src/render/html/index.js';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -70,7 +70,7 @@ describe('user templates', () => {
       'pages/index.hbs': '{{#> layouts/base}}<h1>x</h1>{{> brand}}{{/layouts/base}}',
     });
     const html = await loadHtmlRenderer(dir);
-    expect(byClass(parse(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), site)), 'brand').map(text)).toEqual(['University Events']);
+    expect(byClass(parse(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), site)), 'brand').map(text)).toEqual(['University Events']);
   });
 
   it('a broken template fails with BUILD naming the file and the line', async () => {
@@ -90,7 +90,7 @@ describe('user templates', () => {
   it('a misspelt field fails the render with BUILD instead of rendering blank', async () => {
     const dir = await userDir({ 'pages/index.hbs': '<h1>{{page.sitetitle}}</h1>' });
     const html = await loadHtmlRenderer(dir);
-    const error = await buildError(Promise.resolve().then(() => html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), site)));
+    const error = await buildError(Promise.resolve().then(() => html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), site)));
     expect(error.code).toBe('BUILD');
     expect(error.message).toContain(join(dir, 'pages/index.hbs'));
     expect(error.message).toContain('sitetitle');
@@ -102,8 +102,8 @@ describe('user templates', () => {
       'pages/calendar.hbs': '{{#with calendar}}{{lookup this "constructor"}}{{lookup this "__proto__"}}{{/with}}',
     });
     const html = await loadHtmlRenderer(dir);
-    expect(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), site)).toBe(
-      '[page][calendars][subscribe][copyId]<lang><title><siteTitle><description><home><stylesheet><script><canonical><generator><crumbs><alternates>',
+    expect(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), site)).toBe(
+      '[page][featured][today][thisWeek][later][hasUpcoming][calendars][subscribe][copyId]<lang><title><siteTitle><description><home><stylesheet><script><canonical><generator><crumbs><alternates>',
     );
     const model = sampleModel();
     const cal = model.calendars[0]!;
