@@ -152,7 +152,8 @@ export type SiteFile =
   | 'page.js'
   | 'past.html'
   | 'sitemap.xml'
-  | 'robots.txt';
+  | 'robots.txt'
+  | '404.html';
 export type CategoryFile = 'index.html' | 'rss.xml' | 'atom.xml' | 'feed.json' | 'calendar.ics';
 export type CalendarFile =
   | 'index.html'

@@ -166,6 +166,8 @@ export class SiteRenderer {
     await this.combinedFeeds();
     await this.index();
     for (const [name, content] of Object.entries(this.input.html.assets())) await this.staging.write(paths.site(name as SiteFile), content);
+    // Nothing in it changes with the time or the events: written each build, it is unchanged unless the settings are.
+    await this.staging.write(paths.site('404.html'), this.input.html.notFound(this.input.ctx, ownClock(this.input.site)));
     return { counts: this.counts, stableUntil: this.stableUntil };
   }
 

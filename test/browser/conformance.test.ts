@@ -29,14 +29,16 @@ const record: PageRecord = { problems: [], dialogs: [] };
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'calfeed-conformance-'));
   out = join(work, 'out');
+  // Served before it is built: 404.html's links are absolute, from --site-url, which must be the server's.
+  await mkdir(out);
+  server = await startPreviewServer({ dir: out, port: 0 });
   // No --base-url: the embedded demo portal, as `npx calfeed build` on a fresh machine.
-  const build = await runCli(['build', '--out', out, '--cache-dir', join(work, 'cache'), '--quiet'], { cwd: work });
+  const build = await runCli(['build', '--out', out, '--cache-dir', join(work, 'cache'), '--site-url', server.url, '--quiet'], { cwd: work });
   expect(build.code, build.stderr).toBe(0);
   pages = (await fg('**/*.html', { cwd: out })).sort();
   // A page both checkers must fault, checked with the rest: proof that they ran and report.
   await mkdir(join(out, 'known-bad'));
   await writeFile(join(out, 'known-bad', 'index.html'), KNOWN_BAD);
-  server = await startPreviewServer({ dir: out, port: 0 });
   browser = await launchChromium();
 }, 120_000);
 
@@ -65,6 +67,7 @@ async function pageKinds(): Promise<Map<string, string>> {
     ['calendar page', /^calendars\/[^/]+\/index\.html$/],
     ['past events page', /^calendars\/[^/]+\/past\.html$/],
     ['widget page', /^calendars\/[^/]+\/widget\.html$/],
+    ['not-found page', /^404\.html$/],
   ] as const) {
     const file = pages.find((p) => re.test(p));
     if (file) kinds.set(kind, file);
@@ -116,6 +119,18 @@ describe('every page kind of the demo build', () => {
     await page.context().close();
   });
 
+  it('answers a missing address deep in the site with 404.html, styled, and a way back to the events', async () => {
+    const page = await openRecordingPage(browser, { problems: [], dialogs: [] });
+    const response = await page.goto(server.url + 'calendars/no-such/events/gone.html');
+    expect(response?.status()).toBe(404);
+    expect(await page.locator('h1').textContent()).toBe('Page not found');
+    // Its stylesheet loaded from the site root although the page is served two folders down.
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.site-footer')!).borderTopStyle)).toBe('solid');
+    await page.locator('main a').click();
+    expect(await page.locator('main h2').first().textContent()).toBe('Featured');
+    await page.context().close();
+  });
+
   it('prints the events in black on white, without buttons, subscribe boxes or embed snippets', async () => {
     const kinds = await pageKinds();
     for (const kind of ['calendar page', 'event page', 'home page']) {
@@ -136,7 +151,7 @@ describe('every page kind of the demo build', () => {
   it('has no axe-core violation on a page of each kind', async () => {
     const kinds = await pageKinds();
     expect([...kinds.keys()].sort()).toEqual(
-      ['all-day event page', 'calendar page', 'cancelled event page', 'event page', 'event page with an image', 'home page', 'past events page', 'widget page'].sort(),
+      ['all-day event page', 'calendar page', 'cancelled event page', 'event page', 'event page with an image', 'home page', 'not-found page', 'past events page', 'widget page'].sort(),
     );
     const found: string[] = [];
     for (const [kind, file] of kinds) {

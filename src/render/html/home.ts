@@ -1,11 +1,11 @@
-// The home page's view: the soonest upcoming events of every calendar (featured ones first, then
+// The home page's view (and the 404 page's, the other page of the site root): the soonest upcoming events of every calendar (featured ones first, then
 // today, this week and later, by day in the site's zone), and the calendars with their counts and
 // subscribe links. Its events are chosen by the build (the first HOME_CANDIDATES upcoming across
 // calendars, as the combined feeds choose theirs); this only arranges them.
 
 import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../../model.js';
 import { selectFeedEvents } from '../syndication/index.js';
-import { paths } from '../../paths.js';
+import { absoluteUrl, paths } from '../../paths.js';
 import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { dayKeyOf, eventDayKey, formatDay, formatLongWhen, nextDayKeyAt, safeZone } from './format.js';
@@ -84,5 +84,20 @@ function upcomingSections(c: Scope, calendarList: readonly Calendar[], events: r
     thisWeek: byDay(week),
     later: byDay(later),
     hasUpcoming: listed.length > 0,
+  };
+}
+
+/**
+ * 404.html: hosts serve it for any missing URL, at that URL, so its links are absolute (from
+ * --site-url) where the other pages' are relative.
+ */
+export function notFoundView(ctx: RenderContext, site: SiteContext) {
+  const c = scope(ctx, site);
+  const file = paths.site('404.html');
+  const relative = page(c, file, site.title, subscribeLinks(site.siteUrl, null, site.title), site.title, []);
+  const absolute = (href: string): string => absoluteUrl(site.siteUrl, href);
+  return {
+    page: { ...relative, home: site.siteUrl, stylesheet: absolute(paths.site('style.css')), script: absolute(paths.site('page.js')) },
+    calendars: absolute(paths.site('index.html')),
   };
 }

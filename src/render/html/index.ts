@@ -8,7 +8,7 @@ import type { Calendar, FeedEvent, ListEvent, SiteContext } from '../../model.js
 import { paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import { loadTemplates } from './templates.js';
-import { indexView } from './home.js';
+import { indexView, notFoundView } from './home.js';
 import { calendarDayViews, eventView } from './view.js';
 
 export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
@@ -28,6 +28,8 @@ export interface HtmlRenderer {
   calendarPieces(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: Iterable<string>; past: Iterable<string>; widget: string };
   /** calendars/{slug}/events/{eventSlug}.html: the whole event, with JSON-LD and an "add to calendar" link. */
   event(ctx: RenderContext, cal: Calendar, event: FeedEvent, site: SiteContext): string;
+  /** 404.html: what hosts show for a missing URL; its links are absolute, as it is served at any path. */
+  notFound(ctx: RenderContext, site: SiteContext): string;
   /** Static assets written at the site root, keyed by output path: style.css, widget.js, page.js. */
   assets(): Record<string, string>;
   /** Changes whenever a template or asset in effect changes (built-in or --templates). */
@@ -69,6 +71,7 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     },
     calendarPieces,
     event: (ctx, cal, event, site) => templates.render('event', eventView(ctx, cal, event, site)),
+    notFound: (ctx, site) => templates.render('not-found', notFoundView(ctx, site)),
     assets: () => ({ ...assets }),
     fingerprint: templates.fingerprint,
   };
