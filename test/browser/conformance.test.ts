@@ -131,6 +131,21 @@ describe('every page kind of the demo build', () => {
     await page.context().close();
   });
 
+  it("shows an event's image on its page, and offers it to link previews", async () => {
+    const file = (await pageKinds()).get('event page with an image')!;
+    const page = await openRecordingPage(browser, record);
+    await page.goto(server.url + file);
+    const image = page.locator('img.event-image');
+    await image.scrollIntoViewIfNeeded();
+    expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    const src = await image.getAttribute('src');
+    expect(src).toMatch(/^https:\/\/portal\.example\.edu\/media\/events\/\d+\.jpg$/);
+    expect(await page.locator('meta[property="og:image"]').getAttribute('content')).toBe(src);
+    expect(await page.locator('meta[name="twitter:card"]').getAttribute('content')).toBe('summary_large_image');
+    expect(await page.locator('meta[property="og:url"]').getAttribute('content')).toBe(server.url + file);
+    await page.context().close();
+  });
+
   it('prints the events in black on white, without buttons, subscribe boxes or embed snippets', async () => {
     const kinds = await pageKinds();
     for (const kind of ['calendar page', 'event page', 'home page']) {

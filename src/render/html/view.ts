@@ -30,6 +30,8 @@ export interface PageView {
   generator: string;
   crumbs: { label: string; href: string }[];
   alternates: { type: string; title: string; href: string }[];
+  /** An image for link previews (Open Graph): an event page's event image, else null. */
+  image: string | null;
 }
 
 export interface EventItemView {
@@ -74,6 +76,7 @@ export function page(c: Scope, file: string, title: string, feeds: SubscribeLink
     canonical: absoluteUrl(c.site.siteUrl, file),
     generator: `calfeed ${c.site.version}`,
     crumbs,
+    image: null,
     alternates: [
       { type: 'application/rss+xml', title: `${feedName} (RSS)`, href: feeds.rss },
       { type: 'application/atom+xml', title: `${feedName} (Atom)`, href: feeds.atom },
@@ -369,8 +372,9 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
           generator: shared.page.generator,
           crumbs: shared.page.crumbs,
           alternates: shared.page.alternates,
+          image: safeHttpUrl(ctx, e.image),
         }
-      : page(c, file, title, subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(ctx, e.description)),
+      : { ...page(c, file, title, subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(ctx, e.description)), image: safeHttpUrl(ctx, e.image) },
     calendar: shared ? shared.calendar : { title: cal.title, href: relHref(file, indexFile), timeZone: zone },
     event: {
       title: e.title,
