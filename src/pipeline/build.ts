@@ -184,7 +184,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       if (gathered.reusedEvents > 0) {
         log.info(
           `${gathered.reusedEvents} of ${gathered.report.events} events unchanged at the portal, taken from the last build as they were ` +
-            `(${gathered.reused.length} of ${gathered.calendars.length} calendars whole).`,
+            `(${gathered.wholeCalendars} of ${gathered.calendars.length} calendars whole).`,
         );
       }
     }
@@ -199,12 +199,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish((calendarId) => slugs.get(calendarId));
     const { counts, stableUntil: renderedUntil } = await rendererFor(calendars, spool).finish(events, removed, calendarHistory.removed);
     // Rendered from the last build's spool: every other file of its output stays as it is, but
-    // the pages of cancellations that expired now; so do the mirrors and event pages of calendars
-    // whose events came from it. (checkUpToDate found every file of --out with its size moments
-    // ago, under the lock.)
-    const keepLast = saved ? () => true : underCalendars(gathered.reused);
-    const expired = lastSpool && (saved || gathered.reused.length > 0) ? expiredFiles(dropped, calendarHistory.dropped, lastSpool) : undefined;
-    const keptFromLastBuild = expired ? await staging.keepPublished((relPath) => !keepLast(relPath) || expired(relPath), true) : 0;
+    // the pages of cancellations that expired now. (checkUpToDate found every file of --out with
+    // its size moments ago, under the lock.)
+    const expired = saved ? expiredFiles(dropped, calendarHistory.dropped, saved) : undefined;
+    const keptFromLastBuild = expired ? await staging.keepPublished(expired, true) : 0;
     // Read from to the end when it is this build's spool; else its events were copied already.
     if (lastSpool && lastSpool.spool !== spool) lastSpool.spool.dispose();
     // The next store, from the spooled events with their history (which leave the staging folder
@@ -263,7 +261,6 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       }),
     );
     if (saved) log.info(`Rendered from the last build's events (nothing changed at the portal); ${keptFromLastBuild} files kept as they were.`);
-    else if (keptFromLastBuild > 0) log.info(`${keptFromLastBuild} files of unchanged calendars kept as they were.`);
     return toSummary({
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
       demo: source.demo,
@@ -328,9 +325,9 @@ interface Gathered {
   lists: ListRecord[];
   /** From when some event's details are due for a check (Infinity: never). */
   detailsDueAt: number;
-  /** Slugs of calendars whose events were taken from the last build's spool, and how many events. */
-  reused: readonly string[];
+  /** How many events were taken from the last build's rows, and how many calendars whole (CalendarResult). */
   reusedEvents: number;
+  wholeCalendars: number;
   /** What reading each calendar's events gave besides the events (warnings, unreadable events). */
   notes: ReadonlyMap<string, CalendarNotes>;
   /** How many listed events could not be read. */
@@ -347,7 +344,7 @@ interface CrawlRun {
   tracker: HistoryTracker;
   eventFiles: EventFiles;
   spool: EventSpool;
-  /** The last build's events, to take an unchanged calendar's from (Collector.reuseCalendar). */
+  /** The last build's events, whose rows stand for unchanged events (Collector.hasStoredRow). */
   lastSpool: SavedEvents | undefined;
   probe: ProbeResult | undefined;
   /** Calendar id -> the folder it was published in (history). */
@@ -394,8 +391,8 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
     // Details that failed are asked for again by the next build, first thing (the record lists
     // them, see checkUpToDate); past a few hundred, the next build simply reads everything again.
     detailsDueAt: recordsFailures(report) ? c.cache.oldestCheck + config.detailsMaxAgeMs : now,
-    reused: collector.reused,
     reusedEvents: collector.reusedEvents,
+    wholeCalendars: collector.wholeCalendars,
     notes: collector.notes(),
     unreadable: collector.unreadable.length,
   };
@@ -411,22 +408,10 @@ function fromSavedSpool(saved: SavedEvents, last: LastBuild, failures: DetailsFa
     report: unchangedReport(saved.calendars.length, events, last.lists, failures),
     lists: last.lists,
     detailsDueAt: last.detailsDueAt ?? Infinity,
-    reused: saved.calendars.map((c) => c.slug),
     reusedEvents: events,
+    wholeCalendars: saved.calendars.length,
     notes: saved.notes,
     unreadable: [...saved.notes.values()].reduce((n, notes) => n + notes.unreadable.length, 0),
-  };
-}
-
-/** Whether an output path is one of these calendars' mirrors or event pages (not its calendar files). */
-function underCalendars(slugs: readonly string[]): (relPath: string) => boolean {
-  const folders = new Set(slugs.flatMap((slug) => [paths.mirrorDir(slug), paths.eventsDir(slug)]));
-  // Each folder a path is in, outermost first (those folders are at most three deep).
-  return (relPath) => {
-    for (let slash = relPath.indexOf('/'), depth = 0; slash >= 0 && depth < 3; slash = relPath.indexOf('/', slash + 1), depth++) {
-      if (folders.has(relPath.slice(0, slash + 1))) return true;
-    }
-    return false;
   };
 }
 
