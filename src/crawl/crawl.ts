@@ -9,7 +9,7 @@ import { rawId, type FieldsConfig } from '../normalize/index.js';
 import { assignSegments, paths } from '../paths.js';
 import { entryHash, type CrawlCache } from './cache.js';
 import { apiPaths } from './api-paths.js';
-import { fetchDetails } from './details.js';
+import { detailsKey, fetchDetails } from './details.js';
 import { decideReuse, type EventNow, type Reuse, type StoredEvent } from './reuse.js';
 import type { ListEntries } from '../http/json-list.js';
 import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
@@ -224,7 +224,7 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
     // What the store holds of an event, and what this build knows of it (decideReuse's inputs).
     const facts = (calendar: CalendarRef, eventId: string, { hash, segment }: ListedEvent) => {
       const mirrorPath = paths.detailsMirror(calendar.segment, segment);
-      const known: EventNow = { entry: hash, url: client.keyFor(apiPaths.details(calendar.id, eventId)), now: opts.now, maxAgeMs: opts.detailsMaxAgeMs };
+      const known: EventNow = { entry: hash, url: detailsKey(client, calendar.id, eventId), now: opts.now, maxAgeMs: opts.detailsMaxAgeMs };
       const stored: StoredEvent = { checked: cache.previousEvent(calendar.id, eventId), details: cache.previousDoc(mirrorPath), row: false };
       return { mirrorPath, stored, known };
     };

@@ -4,6 +4,8 @@
 // taken without one is a plain request.
 
 import { jsonTextOf } from '../json-bytes.js';
+import { apiPaths } from './api-paths.js';
+import type { PortalClient } from '../http/client.js';
 import { ResponseError, requestLabel } from '../http/errors.js';
 import { sha256 } from './cache.js';
 import type { DocSource, ListContext } from './list.js';
@@ -25,6 +27,15 @@ export interface DetailsDoc {
   source: DocSource;
 }
 
+/** An event's details URL as the cache keys it; undefined for an id that cannot be put in a URL (fetchDetails then fails its details, saying why). */
+export function detailsKey(client: PortalClient, calendarId: string, eventId: string): string | undefined {
+  try {
+    return client.keyFor(apiPaths.details(calendarId, eventId));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reuses, revalidates or fetches one event's details, recording the outcome in the cache. */
 export async function fetchDetails(ctx: ListContext, req: DetailsRequest): Promise<DetailsDoc> {
   const { cache, client } = ctx;
@@ -39,7 +50,9 @@ export async function fetchDetails(ctx: ListContext, req: DetailsRequest): Promi
     return { bytes: published!, json: json.value, source: 'reused' };
   }
   const validators = reuse === 'revalidate' ? previous?.pages[0] : undefined;
-  const result = await client.getJson(known.url, validators && { etag: validators.etag, lastModified: validators.lastModified }, { signal: ctx.signal });
+  // An id that cannot be put in a URL throws here, failing this event's details only.
+  const url = known.url ?? client.keyFor(apiPaths.details(req.calendarId, req.eventId));
+  const result = await client.getJson(url, validators && { etag: validators.etag, lastModified: validators.lastModified }, { signal: ctx.signal });
   if (result.notModified) {
     if (!validators || !json?.ok) {
       throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified, but there is no published copy to reuse.`, result.contentType, '');
@@ -49,7 +62,7 @@ export async function fetchDetails(ctx: ListContext, req: DetailsRequest): Promi
     return { bytes: published!, json: json.value, source: 'not-modified' };
   }
   const hash = sha256(result.body);
-  cache.recordDoc(req.mirrorPath, { sha256: hash, pages: [{ url: known.url, etag: result.etag, lastModified: result.lastModified, sha256: hash }] });
+  cache.recordDoc(req.mirrorPath, { sha256: hash, pages: [{ url, etag: result.etag, lastModified: result.lastModified, sha256: hash }] });
   cache.recordEvent(req.calendarId, req.eventId, { entry: known.entry, checkedAt: known.now });
   return { bytes: result.body, json: result.json, source: 'fetched' };
 }

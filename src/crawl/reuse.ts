@@ -27,8 +27,11 @@ export interface StoredEvent {
 export interface EventNow {
   /** The hash of its list entry now (entryHash). */
   entry: string;
-  /** Its details URL as the cache keys it (PortalClient.keyFor): a recorded mirror read from another URL is another event's. */
-  url: string;
+  /**
+   * Its details URL as the cache keys it (PortalClient.keyFor): a recorded mirror read from another
+   * URL is another event's. undefined: its id cannot be put in a URL.
+   */
+  url: string | undefined;
   now: number;
   /** --details-max-age. */
   maxAgeMs: number;
@@ -36,7 +39,7 @@ export interface EventNow {
 
 /** How much of the last build stands for one event (see Reuse). */
 export function decideReuse(stored: StoredEvent, known: EventNow): Reuse {
-  const page = stored.details?.pages.length === 1 && stored.details.pages[0]?.url === known.url ? stored.details.pages[0] : undefined;
+  const page = stored.details?.pages.length === 1 && known.url !== undefined && stored.details.pages[0]?.url === known.url ? stored.details.pages[0] : undefined;
   if (!page) return 'fetch';
   const age = known.now - (stored.checked?.checkedAt ?? NaN);
   // The same entry, checked within --details-max-age (and not in the future): the details stand.

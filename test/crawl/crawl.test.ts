@@ -6,7 +6,7 @@ import { CrawlCache } from '../../src/crawl/index.js';
 import { loadCache, saveCache, storeFile } from '../support/store.js';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
-import { MemorySink, runCrawl } from './helpers.js';
+import { BASE_OPTIONS, MemorySink, runCrawl } from './helpers.js';
 import { makeEvents, startPortal, type Portal, type PortalOptions } from './portal.js';
 import { TOKEN } from './helpers.js';
 
@@ -153,6 +153,8 @@ describe('a slow sink', () => {
   });
 });
 
+const BASE_NOW = BASE_OPTIONS.now;
+
 describe('incremental crawls', () => {
   async function firstBuild(p: Portal): Promise<MemorySink> {
     const sink = new MemorySink();
@@ -162,6 +164,22 @@ describe('incremental crawls', () => {
     sink.publish();
     return sink;
   }
+
+  it('regression: an event id that cannot be put in a URL failed the whole crawl once reuse was decided in the list task; it fails its own details only', async () => {
+    const events = makeEvents('science', 3);
+    events[1] = { ...events[1]!, id: '..' };
+    const p = await start({ events: new Map([['science', events], ['arts', makeEvents('arts', 2)], ['sport', []]]) });
+    const sink = new MemorySink();
+    sink.rows = () => true;
+    for (const now of [BASE_NOW, BASE_NOW + 3600_000]) {
+      const cache = now === BASE_NOW ? CrawlCache.empty() : await loadCache(dir);
+      const { report } = await runCrawl(p.url, cache, sink, { now, maxFailedDetails: 1 });
+      await saveCache(cache, dir);
+      expect(report.detailsFailed).toEqual([{ calendarId: 'science', eventId: '..', message: expect.stringMatching(/"\.\." cannot be requested/) }]);
+      expect(sink.results.map((r) => r.calendarId).sort()).toEqual(['arts', 'science', 'sport']);
+      sink.publish();
+    }
+  });
 
   it('a rebuild of unchanged data makes one request per calendar plus one, and no details requests', async () => {
     const p = await start();

@@ -43,7 +43,7 @@ const stored: fc.Arbitrary<StoredEvent> = fc.record({
 });
 const known: fc.Arbitrary<EventNow> = fc.record({
   entry: fc.constantFrom(ENTRY, 'd'.repeat(64)),
-  url: fc.constant(URL),
+  url: fc.constantFrom(URL, undefined),
   now: fc.constant(NOW),
   maxAgeMs: fc.constantFrom(0, HOUR, 24 * HOUR, 48 * HOUR),
 });
