@@ -4,8 +4,6 @@
 // SIGTERM). Logs go to stderr; stdout carries only --json output, so CI scripts can pipe it.
 
 import { setFlagsFromString } from 'node:v8';
-import { runBuild } from './pipeline/build.js';
-import { formatSummary } from './pipeline/summary.js';
 import { helpText, parseCommandLine } from './cli/args.js';
 import { type LoadedConfig, loadConfig } from './config/load.js';
 import { CalfeedError, exitCodeFor } from './errors.js';
@@ -165,6 +163,9 @@ async function buildCommand(loaded: LoadedConfig, log: Logger): Promise<number> 
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   try {
+    // Loaded here, as each command's code is: help and usage errors answer without loading the pipeline.
+    const { runBuild } = await import('./pipeline/build.js');
+    const { formatSummary } = await import('./pipeline/summary.js');
     const onPhase = (next: 'committing' | 'published'): void => void (phase = next);
     const summary = await runBuild({ loaded, log, now: Date.now(), signal: controller.signal, onPhase });
     // Stopped, but it had nothing left to do (up to date): still a stop, --out as it was.

@@ -21,9 +21,21 @@ export type EventWhen =
       endDate: string;
     };
 
+/** An address as the portal gave it in parts, by schema.org PostalAddress's names. */
+export interface EventAddressParts {
+  /** Street lines, joined with ", ". */
+  streetAddress?: string;
+  postalCode?: string;
+  addressLocality?: string;
+  addressRegion?: string;
+  addressCountry?: string;
+}
+
 export interface EventLocation {
   name?: string;
   address?: string;
+  /** Present when the portal gave the address as an object of parts. */
+  addressParts?: EventAddressParts;
   /** One line for text formats: "name, address", or whichever exists. */
   text: string;
 }
@@ -72,6 +84,8 @@ export interface CalendarEvent {
   status: EventStatus;
   categories: string[];
   organizer?: EventOrganizer;
+  /** The portal marks it to be shown first (featured, highlighted, promoted); absent otherwise. */
+  featured?: true;
   /** Image URL, if the portal gives one. */
   image?: string;
   /** Epoch ms: the portal's last-updated time, if it gives one. */

@@ -83,6 +83,28 @@ export function assignSegments(ids: Iterable<string>, published: ReadonlyMap<str
   return result;
 }
 
+/**
+ * A category's identity: its name with letter case folded and runs of spaces, hyphens and
+ * underscores made one hyphen ("PhD Defence", "phd-defence" and "PHD  defence" are one category).
+ */
+export function categoryKey(name: string): string {
+  return name.normalize('NFC').trim().toLowerCase().replace(/[\s_-]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+const PLAIN_CATEGORY = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/**
+ * A category's folder name, from its key alone, so it never changes: the key itself when it is
+ * plain lowercase ASCII ("phd-defence"); else its letters without accents, "_" and 10 base32
+ * digits of the key's SHA-256 ("mokslo-svente_4kq…", or "_…" for "日本語"). A plain key never
+ * holds "_", so the two forms cannot collide; two hashed ones only if 50 bits of SHA-256 do.
+ */
+export function categorySlug(key: string): string {
+  if (PLAIN_CATEGORY.test(key) && key.length <= 80 && !WINDOWS_RESERVED.test(key)) return key;
+  const ascii = key.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60).replace(/^-+|-+$/g, '');
+  return `${ascii}_${base32(createHash('sha256').update(key, 'utf8').digest()).slice(0, 10)}`;
+}
+
 /** Relative output paths (POSIX separators, no leading slash). */
 export const paths = {
   /** Mirror of GET /event-calendars. */
@@ -107,6 +129,14 @@ export const paths = {
   /** One event's iCalendar file ("add to calendar"). */
   eventIcs: (cal: string, ev: string): string => `calendars/${cal}/events/${ev}.ics`,
 
+  /** A category's folder (for links; ends with '/'). */
+  categoryDir: (slug: string): string => `categories/${slug}/`,
+  /** A file of one category. */
+  category: (slug: string, name: CategoryFile): string => `categories/${slug}/${name}`,
+
+  /** One of the sitemaps sitemap.xml indexes when the site has more pages than one may list. */
+  sitemapPart: (n: number): string => `sitemap-${n}.xml`,
+
   manifest: (): string => 'manifest.json',
   headers: (): string => '_headers',
 } as const;
@@ -120,7 +150,11 @@ export type SiteFile =
   | 'widget.js'
   | 'style.css'
   | 'page.js'
-  | 'past.html';
+  | 'past.html'
+  | 'sitemap.xml'
+  | 'robots.txt'
+  | '404.html';
+export type CategoryFile = 'index.html' | 'rss.xml' | 'atom.xml' | 'feed.json' | 'calendar.ics';
 export type CalendarFile =
   | 'index.html'
   | 'past.html'

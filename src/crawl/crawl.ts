@@ -7,14 +7,15 @@ import { CalfeedError } from '../errors.js';
 import type { PortalClient } from '../http/client.js';
 import { rawId, type FieldsConfig } from '../normalize/index.js';
 import { assignSegments, paths } from '../paths.js';
-import { entryHash, type CrawlCache, type DocEntry, type EventEntry } from './cache.js';
+import { entryHash, type CrawlCache } from './cache.js';
 import { apiPaths } from './api-paths.js';
-import { fetchDetails, isFresh } from './details.js';
+import { detailsKey, fetchDetails } from './details.js';
+import { decideReuse, type EventNow, type Reuse, type StoredEvent } from './reuse.js';
 import type { ListEntries } from '../http/json-list.js';
 import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
 import type { PagingConfig } from './paging.js';
 import type { ListRecord, ProbeResult } from './probe.js';
-import { Handoff, WorkQueue, type Task } from './queue.js';
+import { Handoff, TaskGroup, WorkQueue, type Task } from './queue.js';
 
 export interface CrawlOptions {
   fields?: FieldsConfig;
@@ -39,27 +40,32 @@ export interface CrawlSink {
   /** segments: raw calendar id -> safe segment. */
   onCalendars(doc: ListDoc, segments: Map<string, string>): Promise<void>;
   /**
-   * Called before any of that calendar's details, with the events it lists: each id once, with its
+   * Called before any of that calendar's events, with the events it lists: each id once, with its
    * first list entry (the one whose details are asked for) and its path segment.
    */
   onEvents(calendarId: string, doc: ListDoc, events: ReadonlyMap<string, ListedEvent>): Promise<void>;
+  /** Whether the last build's row of an event can be taken (StoredEvent.row); asked only when its details stand. */
+  hasStoredRow(calendarId: string, eventId: string): Promise<boolean>;
+  /** Each listed event gets exactly one of these three: its row taken, its details, or their failure. */
+  onStored(calendarId: string, eventId: string): Promise<void>;
   onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void>;
   onDetailsFailed(calendarId: string, eventId: string, error: Error): void | Promise<void>;
-  /**
-   * Called instead of asking for any details when a calendar's event list is unchanged (a 304) and
-   * every listed event's details were checked recently with the same list entry: true when the
-   * sink has the calendar's events from the last build and takes them from there. The crawler then
-   * records the calendar's cache entries as they were and requests nothing more for it.
-   */
-  reuseCalendar?(calendarId: string, eventIds: readonly string[]): Promise<boolean>;
-  /**
-   * A calendar is done: onEvents and every one of its events' onDetails or onDetailsFailed (or its
-   * reuseCalendar) have finished. Called exactly once per calendar listed, empty ones included.
-   */
-  onCalendarDone?(calendarId: string): Promise<void>;
+  /** Exactly once per listed calendar, empty ones included, after the last of its events' calls above has finished. */
+  onCalendar(result: CalendarResult): Promise<void>;
   onProgress?(p: CrawlProgress): void;
   /** Something odd but survivable (a paging loop); also listed in the report. */
   onWarning?(message: string): void;
+}
+
+/** A calendar whose events are all in. */
+export interface CalendarResult {
+  calendarId: string;
+  /** The events its list names (each id once). */
+  events: number;
+  /** Of those, how many were taken from the last build's rows (decideReuse answered 'row'). */
+  stored: number;
+  /** Its event list was unchanged (a 304, or the same bytes): with every event stored, it was taken whole. */
+  listUnchanged: boolean;
 }
 
 export interface CrawlProgress {
@@ -156,12 +162,13 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
     // A details body goes on to the sink while its connection takes the next request: the network
     // sets the pace, not the time the sink takes (normalize, render, write), up to this many bodies.
     const handoff = new Handoff(Math.max(16, client.concurrency * 4), (error) => queue.fail(error));
-    // One event's details (or their failure) to the sink, counted once the sink has them.
-    const deliver = (toSink: () => void | Promise<void>): Promise<void> =>
+    // One event to the sink, counted (and settled in its calendar's group) once the sink has it.
+    const deliver = (toSink: () => void | Promise<void>, group: TaskGroup): Promise<void> =>
       handoff.hand(async () => {
         await toSink();
         progress.detailsDone++;
         tick();
+        await group.settle();
       });
     const onAbort = (): void => queue.fail(interrupted());
     opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -194,66 +201,55 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
       await sink.onEvents(calendar.id, doc, listed);
       report.events += listed.size;
       progress.eventsTotal += listed.size;
-      // The one place a calendar is declared done: when its last event is in, or at once.
-      const done = async (): Promise<void> => sink.onCalendarDone?.(calendar.id);
-      if (listed.size === 0) {
-        await done();
-        return [];
+      const result: CalendarResult = { calendarId: calendar.id, events: listed.size, stored: 0, listUnchanged: doc.source === 'not-modified' };
+      const group = new TaskGroup(listed.size, () => sink.onCalendar(result));
+      // Each event's reuse decided here, the rows taken at once; what needs the portal, later.
+      const reuses = new Uint8Array(listed.size);
+      let i = 0;
+      for (const [eventId, event] of listed) {
+        const { stored, known } = facts(calendar, eventId, event);
+        let reuse = decideReuse(stored, known);
+        if (reuse === 'mirror' && (await sink.hasStoredRow(calendar.id, eventId))) reuse = decideReuse({ ...stored, row: true }, known);
+        reuses[i++] = REUSES.indexOf(reuse);
+        if (reuse !== 'row') continue;
+        cache.recordEvent(calendar.id, eventId, stored.checked!);
+        cache.recordDoc(paths.detailsMirror(calendar.segment, event.segment), stored.details!);
+        report.detailsReused++;
+        result.stored++;
+        await deliver(() => sink.onStored(calendar.id, eventId), group);
       }
-      if (doc.source === 'not-modified' && sink.reuseCalendar) {
-        const carried = unchangedDetails(calendar, listed);
-        if (carried && (await sink.reuseCalendar(calendar.id, [...listed.keys()]))) {
-          for (const { eventId, event, mirrorPath, doc: details } of carried) {
-            cache.recordEvent(calendar.id, eventId, event);
-            cache.recordDoc(mirrorPath, details);
-          }
-          report.detailsReused += listed.size;
-          progress.detailsDone += listed.size;
-          await done();
-          return [];
-        }
-      }
-      return detailTasks(calendar, listed, countdown(listed.size, done));
+      await group.settle();
+      return detailTasks(calendar, listed, reuses, group);
     };
-    // The cache entries of a calendar whose every event's details would be reused as they are
-    // (same list entry, checked within --details-max-age, a recorded mirror); undefined if any not.
-    const unchangedDetails = (calendar: CalendarRef, listed: ReadonlyMap<string, ListedEvent>) => {
-      const carried: Array<{ eventId: string; event: EventEntry; mirrorPath: string; doc: DocEntry }> = [];
-      for (const [eventId, { hash, segment }] of listed) {
-        const event = cache.previousEvent(calendar.id, eventId);
-        if (!event || !isFresh(event, { entry: hash, now: opts.now, maxAgeMs: opts.detailsMaxAgeMs })) return undefined;
-        const mirrorPath = paths.detailsMirror(calendar.segment, segment);
-        const doc = cache.previousDoc(mirrorPath);
-        if (!doc) return undefined;
-        carried.push({ eventId, event, mirrorPath, doc });
-      }
-      return carried;
+    // What the store holds of an event, and what this build knows of it (decideReuse's inputs).
+    const facts = (calendar: CalendarRef, eventId: string, { hash, segment }: ListedEvent) => {
+      const mirrorPath = paths.detailsMirror(calendar.segment, segment);
+      const known: EventNow = { entry: hash, url: detailsKey(client, calendar.id, eventId), now: opts.now, maxAgeMs: opts.detailsMaxAgeMs };
+      const stored: StoredEvent = { checked: cache.previousEvent(calendar.id, eventId), details: cache.previousDoc(mirrorPath), row: false };
+      return { mirrorPath, stored, known };
     };
-    // Each event's details (or their failure) to the sink; `settled` once the sink has them.
-    const detailTasks = function* (calendar: CalendarRef, listed: ReadonlyMap<string, ListedEvent>, settled: () => Promise<void>): Generator<Task> {
-      for (const [eventId, { hash, segment }] of listed) {
+    // The details of each event not taken from its row (or their failure) to the sink.
+    const detailTasks = function* (calendar: CalendarRef, listed: ReadonlyMap<string, ListedEvent>, reuses: Uint8Array, group: TaskGroup): Generator<Task> {
+      let i = 0;
+      for (const [eventId, event] of listed) {
+        const reuse = REUSES[reuses[i++]!]!;
+        if (reuse === 'row') continue;
         yield async () => {
-          const mirrorPath = paths.detailsMirror(calendar.segment, segment);
+          const { mirrorPath, stored, known } = facts(calendar, eventId, event);
           let doc: Awaited<ReturnType<typeof fetchDetails>>;
           try {
-            doc = await fetchDetails(ctx, { calendarId: calendar.id, eventId, entry: hash, mirrorPath, now: opts.now, maxAgeMs: opts.detailsMaxAgeMs });
+            doc = await fetchDetails(ctx, { calendarId: calendar.id, eventId, mirrorPath, stored, known, reuse });
           } catch (error) {
             if (isFatal(error)) throw error;
             const failure = error as CalfeedError;
             report.detailsFailed.push({ calendarId: calendar.id, eventId, message: failure.message });
-            await deliver(async () => {
-              await sink.onDetailsFailed(calendar.id, eventId, failure);
-              await settled();
-            });
+            await deliver(() => sink.onDetailsFailed(calendar.id, eventId, failure), group);
             return;
           }
           if (doc.source === 'fetched') report.detailsFetched++;
           else if (doc.source === 'not-modified') report.detailsNotModified++;
           else report.detailsReused++;
-          await deliver(async () => {
-            await sink.onDetails(calendar.id, eventId, doc);
-            await settled();
-          });
+          await deliver(() => sink.onDetails(calendar.id, eventId, doc), group);
         };
       }
     };
@@ -305,13 +301,8 @@ function duplicatesWarning(calendar: CalendarRef, ids: string[]): string {
   return `Calendar "${calendar.id}" lists ${ids.length === 1 ? 'an event id' : `${ids.length} event ids`} more than once (${shown}${more}); the first entry of each is used.`;
 }
 
-/** Calls `done` when it has itself been called `n` times (n > 0). */
-function countdown(n: number, done: () => Promise<void>): () => Promise<void> {
-  let left = n;
-  return async () => {
-    if (--left === 0) await done();
-  };
-}
+// A calendar's decisions are kept a byte each between deciding and asking the portal.
+const REUSES: readonly Reuse[] = ['row', 'mirror', 'revalidate', 'fetch'];
 
 function calendarRefs(items: unknown[], fields: FieldsConfig | undefined, published: ReadonlyMap<string, string> | undefined): CalendarRef[] {
   const byId = new Map<string, unknown>();

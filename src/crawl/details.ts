@@ -1,21 +1,24 @@
-// One event's details, as cheaply as the cache allows: not requested at all when its list entry is
-// unchanged and it was checked recently; a conditional request when the published copy is trusted;
-// a full GET otherwise. "Trusted" always means: the published bytes still hash to what we recorded.
+// One event's details, as decideReuse (reuse.ts) answered for them: the published copy without a
+// request, a conditional request, or a full GET. The published copy counts only while its bytes
+// still hash to what was recorded; when they do not, there is no record to go by, and the decision
+// taken without one is a plain request.
 
 import { jsonTextOf } from '../json-bytes.js';
 import { apiPaths } from './api-paths.js';
+import type { PortalClient } from '../http/client.js';
 import { ResponseError, requestLabel } from '../http/errors.js';
-import { sha256, type EventEntry } from './cache.js';
+import { sha256 } from './cache.js';
 import type { DocSource, ListContext } from './list.js';
+import { decideReuse, type EventNow, type Reuse, type StoredEvent } from './reuse.js';
 
 export interface DetailsRequest {
   calendarId: string;
   eventId: string;
-  /** Hash of the event's list entry in this crawl. */
-  entry: string;
   mirrorPath: string;
-  now: number;
-  maxAgeMs: number;
+  stored: StoredEvent;
+  known: EventNow;
+  /** decideReuse(stored, known), never 'row' (a row needs no details). */
+  reuse: Exclude<Reuse, 'row'>;
 }
 
 export interface DetailsDoc {
@@ -24,48 +27,43 @@ export interface DetailsDoc {
   source: DocSource;
 }
 
-/**
- * Whether an event's details, last checked as `seen` records, need not be asked for: its list
- * entry is the same and they were checked less than maxAgeMs ago (and not in the future).
- */
-export function isFresh(seen: EventEntry, req: Pick<DetailsRequest, 'entry' | 'now' | 'maxAgeMs'>): boolean {
-  const age = req.now - seen.checkedAt;
-  return seen.entry === req.entry && age >= 0 && age < req.maxAgeMs;
+/** An event's details URL as the cache keys it; undefined for an id that cannot be put in a URL (fetchDetails then fails its details, saying why). */
+export function detailsKey(client: PortalClient, calendarId: string, eventId: string): string | undefined {
+  try {
+    return client.keyFor(apiPaths.details(calendarId, eventId));
+  } catch {
+    return undefined;
+  }
 }
 
-/** Fetches, revalidates or reuses one event's details, recording the outcome in the cache. */
+/** Reuses, revalidates or fetches one event's details, recording the outcome in the cache. */
 export async function fetchDetails(ctx: ListContext, req: DetailsRequest): Promise<DetailsDoc> {
   const { cache, client } = ctx;
-  const url = client.keyFor(apiPaths.details(req.calendarId, req.eventId));
-  const previous = cache.previousDoc(req.mirrorPath);
-  const page = previous?.pages.length === 1 && previous.pages[0]?.url === url ? previous.pages[0] : undefined;
-  const published = page ? await ctx.published(req.mirrorPath) : undefined;
-  const trusted = previous && page && published && sha256(published) === previous.sha256 ? { previous, page, published } : undefined;
-
-  if (trusted) {
-    const seen = cache.previousEvent(req.calendarId, req.eventId);
-    const json = seen && isFresh(seen, req) ? parsePublished(trusted.published) : undefined;
-    if (seen && json?.ok) {
-      cache.recordDoc(req.mirrorPath, trusted.previous);
-      cache.recordEvent(req.calendarId, req.eventId, seen);
-      return { bytes: trusted.published, json: json.value, source: 'reused' };
-    }
+  const { known, stored } = req;
+  const previous = stored.details;
+  const published = req.reuse !== 'fetch' ? await ctx.published(req.mirrorPath) : undefined;
+  const json = published && previous && sha256(published) === previous.sha256 ? parsePublished(published) : undefined;
+  const reuse = json?.ok ? req.reuse : decideReuse({ ...stored, details: undefined }, known);
+  if (reuse === 'mirror' && json?.ok) {
+    cache.recordDoc(req.mirrorPath, previous!);
+    cache.recordEvent(req.calendarId, req.eventId, stored.checked!);
+    return { bytes: published!, json: json.value, source: 'reused' };
   }
-
-  const validators = trusted && (trusted.page.etag || trusted.page.lastModified) ? trusted.page : undefined;
+  const validators = reuse === 'revalidate' ? previous?.pages[0] : undefined;
+  // An id that cannot be put in a URL throws here, failing this event's details only.
+  const url = known.url ?? client.keyFor(apiPaths.details(req.calendarId, req.eventId));
   const result = await client.getJson(url, validators && { etag: validators.etag, lastModified: validators.lastModified }, { signal: ctx.signal });
   if (result.notModified) {
-    const json = trusted && validators ? parsePublished(trusted.published) : undefined;
-    if (!trusted || !json?.ok) {
+    if (!validators || !json?.ok) {
       throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified, but there is no published copy to reuse.`, result.contentType, '');
     }
-    cache.recordDoc(req.mirrorPath, trusted.previous);
-    cache.recordEvent(req.calendarId, req.eventId, { entry: req.entry, checkedAt: req.now });
-    return { bytes: trusted.published, json: json.value, source: 'not-modified' };
+    cache.recordDoc(req.mirrorPath, previous!);
+    cache.recordEvent(req.calendarId, req.eventId, { entry: known.entry, checkedAt: known.now });
+    return { bytes: published!, json: json.value, source: 'not-modified' };
   }
   const hash = sha256(result.body);
   cache.recordDoc(req.mirrorPath, { sha256: hash, pages: [{ url, etag: result.etag, lastModified: result.lastModified, sha256: hash }] });
-  cache.recordEvent(req.calendarId, req.eventId, { entry: req.entry, checkedAt: req.now });
+  cache.recordEvent(req.calendarId, req.eventId, { entry: known.entry, checkedAt: known.now });
   return { bytes: result.body, json: result.json, source: 'fetched' };
 }
 

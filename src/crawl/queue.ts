@@ -135,3 +135,22 @@ export class Handoff {
     if (this.running === 0) for (const resolve of this.settled.splice(0)) resolve();
   }
 }
+
+/**
+ * Parts of one piece of work (a calendar's events): settled once per part and once by whoever made
+ * the group (so a group of none settles too), it calls `done` when the last settles: exactly once.
+ */
+export class TaskGroup {
+  private left: number;
+
+  constructor(
+    parts: number,
+    private readonly done: () => Promise<void>,
+  ) {
+    this.left = parts + 1;
+  }
+
+  async settle(): Promise<void> {
+    if (--this.left === 0) await this.done();
+  }
+}

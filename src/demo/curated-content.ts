@@ -37,6 +37,7 @@ export interface EventSpec {
   /** Hand-written HTML; otherwise one is composed from the title. */
   description?: string;
   image?: boolean;
+  featured?: boolean;
   endAsNull?: boolean;
 }
 
@@ -74,7 +75,7 @@ export const CURATED: CalendarSpec[] = [
       { id: 1001, title: 'Open Lecture: Quantum Computing for Everyone', titleLt: 'Atvira paskaita: kvantinė kompiuterija visiems', day: -45, at: [17, 0], minutes: 90, location: AUDITORIUM, categories: ['Lecture', 'Physics'], organizer: { name: 'Dr. Rūta Petrauskienė', email: 'ruta.petrauskiene@example.edu' }, image: true },
       { id: 1002, title: 'Chemistry Lab Safety Workshop', titleLt: 'Chemijos laboratorijos saugos seminaras', day: -30, at: [10, 0], minutes: 120, location: 'Room 204', categories: ['Workshop', 'Chemistry'] },
       { id: 1003, title: 'Vortrag: Über die Größe des Universums – Grüße aus Göttingen', titleLt: 'Paskaita vokiečių kalba: apie Visatos dydį', day: -12, at: [16, 0], minutes: 75, location: AUDITORIUM, categories: ['Lecture', 'Astronomy', 'Deutsch'], organizer: { name: 'Prof. Jürgen Weiß', email: 'j.weiss@example.de' } },
-      { id: 1004, title: 'Science Festival „Erdvėlaivis Žemė“ – ąčęėįšųūž', titleLt: 'Mokslo festivalis „Erdvėlaivis Žemė“ – ąčęėįšųūž', day: 3, days: 3, location: MAIN_HALL, categories: ['Festival', 'Family'], organizer: { name: 'Science Festival Team' }, description: FESTIVAL_DESCRIPTION, image: true },
+      { id: 1004, title: 'Science Festival „Erdvėlaivis Žemė“ – ąčęėįšųūž', titleLt: 'Mokslo festivalis „Erdvėlaivis Žemė“ – ąčęėįšųūž', day: 3, days: 3, location: MAIN_HALL, categories: ['Festival', 'Family'], organizer: { name: 'Science Festival Team' }, description: FESTIVAL_DESCRIPTION, image: true, featured: true },
       { id: 1005, title: 'PhD Defence: Machine Learning for Baltic Weather', titleLt: 'Daktaro disertacijos gynimas: mašininis mokymasis Baltijos orams', day: 9, at: [14, 0], minutes: 120, location: 'Room 101', categories: ['PhD Defence'] },
       { id: 1006, title: 'Astronomy Night at the Observatory', titleLt: 'Astronomijos naktis observatorijoje', day: 16, at: [21, 30], location: 'Observatory Roof', categories: ['Astronomy'], endAsNull: true },
       { id: 1007, title: 'Mathematics Olympiad Training', titleLt: 'Matematikos olimpiados treniruotė', day: 23, at: [15, 0], minutes: 180, location: 'Room 204', categories: ['Mathematics', 'Pupils'] },
@@ -95,7 +96,7 @@ export const CURATED: CalendarSpec[] = [
     descriptionLt: '<p>Koncertai, parodos, teatras ir kinas universitete.</p>',
     organizer: { name: 'Culture Centre', email: 'culture@example.edu' },
     events: [
-      { id: 2001, title: '🎉🎶🎭 Spring Gala 🌸🌟🎻🥂 Music, Dance & Friends 💃🕺🎤🎹🎷✨', titleLt: '🎉🎶🎭 Pavasario gala 🌸🌟🎻🥂 muzika, šokiai ir draugai 💃🕺🎤🎹🎷✨', day: 12, at: [19, 0], minutes: 180, location: THEATRE, categories: ['Concert', 'Gala'], image: true },
+      { id: 2001, title: '🎉🎶🎭 Spring Gala 🌸🌟🎻🥂 Music, Dance & Friends 💃🕺🎤🎹🎷✨', titleLt: '🎉🎶🎭 Pavasario gala 🌸🌟🎻🥂 muzika, šokiai ir draugai 💃🕺🎤🎹🎷✨', day: 12, at: [19, 0], minutes: 180, location: THEATRE, categories: ['Concert', 'Gala'], image: true, featured: true },
       { id: 2002, title: '日本語の夕べ：書道と茶道 (Japanese Evening: Calligraphy & Tea)', titleLt: 'Japonų kalbos vakaras: kaligrafija ir arbata', day: -20, at: [18, 0], minutes: 120, location: 'Room 118, Asian Studies Centre', categories: ['Language', '日本語'] },
       { id: 2003, title: 'Choir Concert: Čiurlionis & Sibelius', titleLt: 'Choro koncertas: Čiurlionis ir Sibelius', day: -50, at: [18, 0], minutes: 90, location: MAIN_HALL, categories: ['Concert', 'Choir'] },
       { id: 2004, title: 'Exhibition Opening: Vilnius Through the Lens', titleLt: 'Parodos atidarymas: Vilnius pro objektyvą', day: -5, at: [17, 30], location: 'Gallery „Arka“', categories: ['Exhibition'] },

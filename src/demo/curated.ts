@@ -75,6 +75,7 @@ function buildEvent(spec: EventSpec, cal: CalendarSpec, anchor: ReturnType<typeo
   if (organizer) event.organizer = organizer;
   if (spec.image) event.image = `${PORTAL}/media/events/${encodeURIComponent(String(spec.id))}.jpg`;
   if (spec.endAsNull) event.endAsNull = true;
+  if (spec.featured) event.featured = true;
   return event;
 }
 

@@ -44,6 +44,8 @@ export interface DemoEvent {
   categories: string[];
   organizer?: { name: string; email?: string };
   image?: string;
+  /** Shown first on the home page (each dialect names it its own way). */
+  featured?: boolean;
   /** Fields only the details carry, beyond the usual ones (realism: details are richer than lists). */
   extra?: Record<string, unknown>;
   /** Serialize a missing end as an explicit `null` rather than omitting it (portals do both). */

@@ -72,6 +72,7 @@ function defaultDetails(e: DemoEvent, custom: boolean): Json {
     categories: e.categories,
     ...(e.organizer ? { organizer: e.organizer } : {}),
     ...(e.image ? { image: e.image } : {}),
+    ...(e.featured ? { featured: true } : {}),
     ...e.extra,
   };
 }
@@ -103,6 +104,7 @@ function envelopeDetails(e: DemoEvent): Json {
     tags: e.categories,
     ...(e.organizer ? { contact: e.organizer } : {}),
     ...(e.image ? { image: e.image } : {}),
+    ...(e.featured ? { is_featured: 1 } : {}),
     ...snakeKeys(e.extra ?? {}),
   };
 }
@@ -143,6 +145,7 @@ function multilingualDetails(e: DemoEvent): Json {
     categories: e.categories,
     ...(e.organizer ? { organiser: e.organizer } : {}),
     ...(e.image ? { image: e.image } : {}),
+    ...(e.featured ? { highlighted: 'yes' } : {}),
     ...e.extra,
   };
 }

@@ -29,6 +29,7 @@ export const EVENT_CANDIDATES: Record<Exclude<EventField, 'start' | 'end'>, stri
   categories: ['categories', 'tags', 'category', 'keywords', 'topics'],
   organizer: ['organizer', 'organiser', 'contact', 'host', 'organizedBy', 'organizerName', 'contactEmail', 'organizerEmail'],
   image: ['image', 'imageUrl', 'thumbnail', 'picture', 'photo', 'coverImage', 'cover', 'banner', 'thumbnailUrl', 'img'],
+  featured: ['featured', 'isFeatured', 'highlighted', 'isHighlighted', 'highlight', 'promoted', 'isPromoted', 'pinned', 'sticky'],
 };
 
 /** Start candidates: full date-times first, then dates, then times of day (combined with a date). */

@@ -104,6 +104,7 @@ export function normalizeEvent(
   if (resolved.url !== undefined) event.url = resolved.url;
   if (resolved.organizer !== undefined) event.organizer = resolved.organizer;
   if (resolved.image !== undefined) event.image = resolved.image;
+  if (resolved.featured) event.featured = true;
   if (resolved.updated !== undefined) event.updated = resolved.updated;
   if (resolved.created !== undefined) event.created = resolved.created;
   if (detailsRecord === undefined) event.detailsMissing = true;

@@ -2,7 +2,7 @@
 // values; explain() keeps the notes. Sharing this step means `calfeed inspect` reports exactly what
 // the build will do.
 
-import type { CalendarEvent, EventWhen } from '../model.js';
+import type { CalendarEvent, EventLocation, EventWhen } from '../model.js';
 import { CALENDAR_CANDIDATES, EVENT_CANDIDATES, findField, type Hit } from './fields.js';
 import { isObject, type RawRecord } from './record.js';
 import { isValidZone, parseTime, wallToEpoch } from './time.js';
@@ -122,6 +122,20 @@ function stampOf(hit: Hit | undefined, zone: string): number | undefined {
   return undefined;
 }
 
+/** A location with its texts clipped to --max-field-length. */
+function clippedLocation(location: EventLocation | undefined, opts: NormalizeOptions, problems: Problem[]): EventLocation | undefined {
+  if (!location) return undefined;
+  location.text = clip('location', location.text, opts, problems)!;
+  if (location.name !== undefined) location.name = clip('location name', location.name, opts, problems);
+  if (location.address !== undefined) {
+    const address = clip('location address', location.address, opts, problems);
+    // Parts of an address too long to keep whole are not worth keeping either.
+    if (address !== location.address) delete location.addressParts;
+    location.address = address;
+  }
+  return location;
+}
+
 /** Resolves an event record's fields; `zone` reads wall times (the calendar's zone). */
 export function resolveEvent(record: RawRecord, opts: NormalizeOptions, zone: string): EventResolution {
   const mapping = opts.fields?.event ?? {};
@@ -142,6 +156,7 @@ export function resolveEvent(record: RawRecord, opts: NormalizeOptions, zone: st
     categories: find('categories', present, true),
     organizer: find('organizer', present),
     image: find('image', (v) => isText(v) || isObject(v)),
+    featured: find('featured', (v) => boolOf(v) !== undefined),
   };
   const when = resolveWhen(record, { start: mapping.start, end: mapping.end }, boolOf(hits.allDay?.value), zone);
   problems.push(...when.problems);
@@ -156,7 +171,7 @@ export function resolveEvent(record: RawRecord, opts: NormalizeOptions, zone: st
     reports: [
       { field: 'id', hit: idFound },
       { field: 'title', hit: hits.title },
-      ...(['allDay', 'description', 'location', 'url', 'status', 'cancelled', 'updated', 'created', 'categories', 'organizer', 'image'] as const).map(
+      ...(['allDay', 'description', 'location', 'url', 'status', 'cancelled', 'updated', 'created', 'categories', 'organizer', 'image', 'featured'] as const).map(
         (field) => ({ field, hit: hits[field] }),
       ),
     ],
@@ -167,13 +182,8 @@ export function resolveEvent(record: RawRecord, opts: NormalizeOptions, zone: st
   if (when.when) result.when = when.when;
   const description = clip('description', textOf(hits.description?.value, opts.locales), opts, problems);
   if (description !== undefined) result.description = description;
-  const location = locationOf(hits.location?.value, opts.locales);
-  if (location) {
-    location.text = clip('location', location.text, opts, problems)!;
-    if (location.name !== undefined) location.name = clip('location name', location.name, opts, problems);
-    if (location.address !== undefined) location.address = clip('location address', location.address, opts, problems);
-    result.location = location;
-  }
+  const location = clippedLocation(locationOf(hits.location?.value, opts.locales), opts, problems);
+  if (location) result.location = location;
   const url = urlField('url', hits.url, opts, problems);
   if (url !== undefined) result.url = url;
   const organizer = organizerOf(hits.organizer?.value, opts.locales);
@@ -183,6 +193,7 @@ export function resolveEvent(record: RawRecord, opts: NormalizeOptions, zone: st
   }
   const image = urlField('image', hits.image, opts, problems);
   if (image !== undefined) result.image = image;
+  if (boolOf(hits.featured?.value) === true) result.featured = true;
   const updated = stampOf(hits.updated, zone);
   if (updated !== undefined) result.updated = updated;
   const created = stampOf(hits.created, zone);

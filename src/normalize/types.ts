@@ -10,7 +10,7 @@ export const CALENDAR_FIELDS = ['id', 'title', 'description', 'url', 'timeZone']
 export type CalendarField = (typeof CALENDAR_FIELDS)[number];
 export const EVENT_FIELDS = [
   'id', 'title', 'start', 'end', 'allDay', 'description', 'location', 'url', 'status', 'cancelled',
-  'updated', 'created', 'categories', 'organizer', 'image',
+  'updated', 'created', 'categories', 'organizer', 'image', 'featured',
 ] as const;
 export type EventField = (typeof EVENT_FIELDS)[number];
 /** Event fields that may be mapped to a [date, time] pair: when.ts reads only these as two fields. */

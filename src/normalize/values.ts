@@ -2,7 +2,7 @@
 // organizers, categories, status. Pure and forgiving: a value of the wrong shape gives undefined.
 // HTML is kept as given; renderers sanitize it.
 
-import type { EventLocation, EventOrganizer, EventStatus } from '../model.js';
+import type { EventAddressParts, EventLocation, EventOrganizer, EventStatus } from '../model.js';
 import { isLangMap, pickLang } from './i18n.js';
 import { isObject, keyOf, type RawRecord } from './record.js';
 
@@ -62,11 +62,12 @@ function firstOf(record: RawRecord, names: string[]): unknown {
 const STREET_PARTS = ['street', 'streetAddress', 'address1', 'addressLine1', 'line1', 'address2', 'addressLine2', 'line2', 'building'];
 const LOCALITY_PARTS = ['city', 'locality', 'town', 'municipality'];
 const POSTAL_PARTS = ['postalCode', 'postcode', 'zip', 'zipCode'];
-const REGION_PARTS = ['region', 'state', 'province', 'county', 'country', 'countryName'];
+const REGION_PARTS = ['region', 'state', 'province', 'county'];
+const COUNTRY_PARTS = ['country', 'countryName'];
 
-/** An address string from a string or from an object of street/city/postal/country parts. */
-export function addressOf(value: unknown, locales: readonly string[]): string | undefined {
-  if (!isObject(value) || isLangMap(value)) return textOf(value, locales);
+/** An address: its text, and its parts when the portal gave an object of street/city/postal/country parts. */
+export function addressOf(value: unknown, locales: readonly string[]): { text?: string; parts?: EventAddressParts } {
+  if (!isObject(value) || isLangMap(value)) return { text: textOf(value, locales) };
   const pick = (names: string[]): string[] =>
     names.flatMap((name) => {
       const key = keyOf(value, name);
@@ -74,10 +75,17 @@ export function addressOf(value: unknown, locales: readonly string[]): string | 
       return text === undefined ? [] : [text];
     });
   const street = pick(STREET_PARTS);
-  const locality = [...pick(POSTAL_PARTS), ...pick(LOCALITY_PARTS)].join(' ');
-  const parts = [...street, ...(locality ? [locality] : []), ...pick(REGION_PARTS)];
-  const full = parts.length > 0 ? parts.join(', ') : textOf(firstOf(value, ['full', 'formatted', 'formattedAddress']), locales);
-  return full;
+  const [postal, localities, regions, countries] = [pick(POSTAL_PARTS), pick(LOCALITY_PARTS), pick(REGION_PARTS), pick(COUNTRY_PARTS)];
+  const locality = [...postal, ...localities].join(' ');
+  const lines = [...street, ...(locality ? [locality] : []), ...regions, ...countries];
+  if (lines.length === 0) return { text: textOf(firstOf(value, ['full', 'formatted', 'formattedAddress']), locales) };
+  const parts: EventAddressParts = {};
+  if (street.length > 0) parts.streetAddress = street.join(', ');
+  if (postal[0] !== undefined) parts.postalCode = postal[0];
+  if (localities[0] !== undefined) parts.addressLocality = localities[0];
+  if (regions[0] !== undefined) parts.addressRegion = regions[0];
+  if (countries[0] !== undefined) parts.addressCountry = countries[0];
+  return { text: lines.join(', '), parts };
 }
 
 const NAME_KEYS = ['name', 'title', 'label', 'displayName', 'venueName', 'room'];
@@ -93,13 +101,15 @@ export function locationOf(value: unknown, locales: readonly string[]): EventLoc
   const inner = isObject(venue) && !isLangMap(venue) ? locationOf(venue, locales) : undefined;
   const name = textOf(firstOf(value, NAME_KEYS), locales) ?? inner?.name;
   const addressKey = keyOf(value, 'address');
-  const address =
-    (addressKey !== undefined ? addressOf(value[addressKey], locales) : undefined) ?? addressOf(value, locales) ?? inner?.address;
-  const parts = [name, address].filter((p): p is string => p !== undefined && p !== '');
-  if (parts.length === 0) return undefined;
-  const location: EventLocation = { text: parts.join(', ') };
+  const given = addressKey !== undefined ? addressOf(value[addressKey], locales) : undefined;
+  const found = given?.text !== undefined ? given : addressOf(value, locales);
+  const { text: address, parts: addressParts } = found.text !== undefined ? found : { text: inner?.address, parts: inner?.addressParts };
+  const lines = [name, address].filter((p): p is string => p !== undefined && p !== '');
+  if (lines.length === 0) return undefined;
+  const location: EventLocation = { text: lines.join(', ') };
   if (name !== undefined) location.name = name;
   if (address !== undefined && address !== '') location.address = address;
+  if (addressParts !== undefined) location.addressParts = addressParts;
   return location;
 }
 

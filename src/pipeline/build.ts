@@ -5,6 +5,7 @@
 // crawl with the events the last build saved (the build store), when only "now" moved.
 
 import type { LoadedConfig } from '../config/load.js';
+import { siteContext } from './site-context.js';
 import { crawl, type CrawlCache, type CrawlProgress, type CrawlReport, type DetailsFailure, type ListRecord, type ProbeResult } from '../crawl/index.js';
 import { CalfeedError } from '../errors.js';
 import { PortalClient } from '../http/index.js';
@@ -20,12 +21,13 @@ import {
   publish,
   PublishedManifest,
   recover,
+  isSiteMeta,
+  writeSearchIndexes,
   writeSiteMeta,
   shrinkReason,
   type PublishResult,
   type Staging,
 } from '../publish/index.js';
-import { clockAt } from '../render/clock.js';
 import { createRenderContext, type RenderContext } from '../render/context.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
 import { HistoryTracker } from '../state/history.js';
@@ -137,20 +139,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     if (lastBuild && !saved) log.debug('the last build left no usable events in the build store: reading them all again');
     staging = await createStaging(outDir, { published: outManifest, onWarning: (m) => log.warn(m) });
 
-    const site: SiteContext = {
-      siteUrl: config.siteUrl,
-      title: config.title,
-      locale: config.locales[0]!,
-      locales: config.locales,
-      ...(config.logo !== undefined ? { logo: config.logo } : {}),
-      ...(config.primaryColor !== undefined ? { primaryColor: config.primaryColor } : {}),
-      timeZone,
-      clock: clockAt(now),
-      feedLimit: config.feedLimit,
-      icalPastDays: config.icalPastDays,
-      refreshMinutes: config.refreshMinutes,
-      version: VERSION,
-    };
+    const site = siteContext(config, timeZone, now);
     const tracker = new HistoryTracker(history, now, config.keepRemovedDays * DAY_MS);
     // What this build's renderers remember (in this thread; each page worker has its own): made
     // here, so the next build in this process starts with nothing remembered.
@@ -185,7 +174,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       if (gathered.reusedEvents > 0) {
         log.info(
           `${gathered.reusedEvents} of ${gathered.report.events} events unchanged at the portal, taken from the last build as they were ` +
-            `(${gathered.reused.length} of ${gathered.calendars.length} calendars whole).`,
+            `(${gathered.wholeCalendars} of ${gathered.calendars.length} calendars whole).`,
         );
       }
     }
@@ -200,12 +189,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish((calendarId) => slugs.get(calendarId));
     const { counts, stableUntil: renderedUntil } = await rendererFor(calendars, spool).finish(events, removed, calendarHistory.removed);
     // Rendered from the last build's spool: every other file of its output stays as it is, but
-    // the pages of cancellations that expired now; so do the mirrors and event pages of calendars
-    // whose events came from it. (checkUpToDate found every file of --out with its size moments
-    // ago, under the lock.)
-    const keepLast = saved ? () => true : underCalendars(gathered.reused);
-    const expired = lastSpool && (saved || gathered.reused.length > 0) ? expiredFiles(dropped, calendarHistory.dropped, lastSpool) : undefined;
-    const keptFromLastBuild = expired ? await staging.keepPublished((relPath) => !keepLast(relPath) || expired(relPath), true) : 0;
+    // the pages of cancellations that expired now. (checkUpToDate found every file of --out with
+    // its size moments ago, under the lock.)
+    const expired = saved ? expiredFiles(dropped, calendarHistory.dropped, saved) : undefined;
+    const keptFromLastBuild = expired ? await staging.keepPublished(expired, true) : 0;
     // Read from to the end when it is this build's spool; else its events were copied already.
     if (lastSpool && lastSpool.spool !== spool) lastSpool.spool.dispose();
     // The next store, from the spooled events with their history (which leave the staging folder
@@ -221,6 +208,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const stableUntil = Math.min(renderedUntil, tombstonesUntil, calendarHistory.stableUntil);
 
     const calendarsMeta = calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
+    await writeSearchIndexes(staging, config.siteUrl);
     await writeSiteMeta(staging, calendarsMeta, { generator: `calfeed ${VERSION}` });
 
     const shrink = shrinkReason(await staging.publishedManifest(), { calendars: calendars.length, events: total });
@@ -263,7 +251,6 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       }),
     );
     if (saved) log.info(`Rendered from the last build's events (nothing changed at the portal); ${keptFromLastBuild} files kept as they were.`);
-    else if (keptFromLastBuild > 0) log.info(`${keptFromLastBuild} files of unchanged calendars kept as they were.`);
     return toSummary({
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
       demo: source.demo,
@@ -328,9 +315,9 @@ interface Gathered {
   lists: ListRecord[];
   /** From when some event's details are due for a check (Infinity: never). */
   detailsDueAt: number;
-  /** Slugs of calendars whose events were taken from the last build's spool, and how many events. */
-  reused: readonly string[];
+  /** How many events were taken from the last build's rows, and how many calendars whole (CalendarResult). */
   reusedEvents: number;
+  wholeCalendars: number;
   /** What reading each calendar's events gave besides the events (warnings, unreadable events). */
   notes: ReadonlyMap<string, CalendarNotes>;
   /** How many listed events could not be read. */
@@ -347,7 +334,7 @@ interface CrawlRun {
   tracker: HistoryTracker;
   eventFiles: EventFiles;
   spool: EventSpool;
-  /** The last build's events, to take an unchanged calendar's from (Collector.reuseCalendar). */
+  /** The last build's events, whose rows stand for unchanged events (Collector.hasStoredRow). */
   lastSpool: SavedEvents | undefined;
   probe: ProbeResult | undefined;
   /** Calendar id -> the folder it was published in (history). */
@@ -394,8 +381,8 @@ async function crawlPortal(c: CrawlRun): Promise<Gathered> {
     // Details that failed are asked for again by the next build, first thing (the record lists
     // them, see checkUpToDate); past a few hundred, the next build simply reads everything again.
     detailsDueAt: recordsFailures(report) ? c.cache.oldestCheck + config.detailsMaxAgeMs : now,
-    reused: collector.reused,
     reusedEvents: collector.reusedEvents,
+    wholeCalendars: collector.wholeCalendars,
     notes: collector.notes(),
     unreadable: collector.unreadable.length,
   };
@@ -411,22 +398,10 @@ function fromSavedSpool(saved: SavedEvents, last: LastBuild, failures: DetailsFa
     report: unchangedReport(saved.calendars.length, events, last.lists, failures),
     lists: last.lists,
     detailsDueAt: last.detailsDueAt ?? Infinity,
-    reused: saved.calendars.map((c) => c.slug),
     reusedEvents: events,
+    wholeCalendars: saved.calendars.length,
     notes: saved.notes,
     unreadable: [...saved.notes.values()].reduce((n, notes) => n + notes.unreadable.length, 0),
-  };
-}
-
-/** Whether an output path is one of these calendars' mirrors or event pages (not its calendar files). */
-function underCalendars(slugs: readonly string[]): (relPath: string) => boolean {
-  const folders = new Set(slugs.flatMap((slug) => [paths.mirrorDir(slug), paths.eventsDir(slug)]));
-  // Each folder a path is in, outermost first (those folders are at most three deep).
-  return (relPath) => {
-    for (let slash = relPath.indexOf('/'), depth = 0; slash >= 0 && depth < 3; slash = relPath.indexOf('/', slash + 1), depth++) {
-      if (folders.has(relPath.slice(0, slash + 1))) return true;
-    }
-    return false;
   };
 }
 
@@ -449,16 +424,16 @@ function unchangedReport(calendars: number, events: number, lists: ListRecord[],
 /**
  * Files of the last build's output a build from its spool must not keep: the page and .ics of each
  * cancellation dropped now (unless a live event has the same path, which slugs rule out), the
- * files of each removed calendar dropped now, and the site files writeSiteMeta writes anew.
+ * files of each removed calendar dropped now, and the site files written anew (isSiteMeta).
  */
 function expiredFiles(
   dropped: ReadonlyArray<{ calendarSlug: string; slug: string }>,
   droppedCalendars: readonly Calendar[],
   saved: SavedEvents,
 ): (relPath: string) => boolean {
-  const meta = new Set([paths.manifest(), paths.headers()]);
+  const meta = new Set<string>();
   for (const cal of droppedCalendars) for (const name of CALENDAR_FILES) meta.add(paths.calendar(cal.slug, name));
-  if (dropped.length === 0) return (relPath) => meta.has(relPath);
+  if (dropped.length === 0) return (relPath) => isSiteMeta(relPath) || meta.has(relPath);
   const live = new Set<string>();
   for (const refs of saved.events.values()) {
     for (const ref of refs) {
@@ -472,7 +447,7 @@ function expiredFiles(
     gone.add(paths.eventPage(calendarSlug, slug));
     gone.add(paths.eventIcs(calendarSlug, slug));
   }
-  return (relPath) => meta.has(relPath) || gone.has(relPath);
+  return (relPath) => isSiteMeta(relPath) || meta.has(relPath) || gone.has(relPath);
 }
 
 

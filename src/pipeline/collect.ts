@@ -3,12 +3,13 @@
 // parsed JSON is normalized into the model right away, joined with its history, the event's own
 // page and .ics are written then and there (EventFiles), and the event goes to the spool for the
 // calendar-level render, leaving only a small ref in memory (in a RefList, no object per event).
-// When the crawler says a calendar is done (onCalendarDone, once per calendar), the calendar goes to
-// that render while the crawl of the other calendars goes on.
+// An event the crawler takes from the last build's row (decideReuse) is spooled as it was, with the
+// warnings reading it gave then. When the crawler says a calendar is done (onCalendar, once per
+// calendar), the calendar goes to that render while the crawl of the other calendars goes on.
 
-import type { CrawlSink, DocSource, ListDoc, ListedEvent } from '../crawl/index.js';
+import type { CalendarResult, CrawlSink, DocSource, ListDoc, ListedEvent } from '../crawl/index.js';
 import { ListEntries } from '../http/json-list.js';
-import type { Calendar, FeedEvent, SiteContext } from '../model.js';
+import type { Calendar, SiteContext } from '../model.js';
 import { normalizeCalendars, normalizeEvent, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
@@ -28,8 +29,16 @@ interface CalendarState {
   listed: ReadonlyMap<string, ListedEvent>;
   entries: ListEntries;
   events: RefList;
-  /** What reading its events gave besides the events: replayed when the calendar is taken whole. */
+  /** What reading its events gave besides the events: replayed for each event taken from its row. */
   notes: CalendarNotes;
+}
+
+/** The last build's rows of one calendar's events, by event id. */
+interface StoredRows {
+  events: Map<string, EventRef>;
+  /** Events it could not read: why, as [warning code, message]. */
+  unreadable: Map<string, [string, string]>;
+  warnings: Map<string, string[]>;
 }
 
 const NOTHING_LISTED: ReadonlyMap<string, ListedEvent> = new Map();
@@ -44,9 +53,9 @@ export class Collector implements CrawlSink {
   /** Events the portal listed, and those that could not be read (no id, no start, bad time). */
   listed = 0;
   unreadable: string[] = [];
-  /** Calendars whose events were taken from the last build's spool (reuseCalendar), by slug. */
-  readonly reused: string[] = [];
-  /** How many events were taken from it, in those calendars or one by one (their files kept as published). */
+  /** Calendars taken whole: list unchanged, every event from its row (only counted: it is no separate path). */
+  wholeCalendars = 0;
+  /** How many events were taken from the last build's rows (their files kept as published). */
   reusedEvents = 0;
   private readonly skipped: SkippedEvents;
 
@@ -72,32 +81,6 @@ export class Collector implements CrawlSink {
     this.skipped.check(this.listed, this.unreadable, maxRatio, this.normalize.fields?.event?.start);
   }
 
-  /**
-   * Take a calendar's events as the last build spooled them, when the crawler found its event list
-   * and every event's details unchanged: same calendar, same events, so normalizing them again
-   * would give the same bytes, and the same warnings, which are given again. False when the last
-   * build's spool cannot stand in for them (no spool, another calendar record, or a listed event
-   * it lacks that was not unreadable then).
-   */
-  async reuseCalendar(calendarId: string, eventIds: readonly string[]): Promise<boolean> {
-    const saved = this.saved;
-    const state = this.state(calendarId);
-    const refs = this.savedRefsOf(state.calendar);
-    const notes = saved?.notes.get(calendarId);
-    if (!saved || !refs || !notes) return false;
-    const listed = new Set(eventIds);
-    // Every spooled event is still listed; the listed ones the spool lacks were unreadable then,
-    // and are again (same entry, same details, same settings).
-    for (const id of refs.keys()) if (!listed.has(id)) return false;
-    if (refs.size + notes.unreadable.length !== listed.size) return false;
-    for (const ref of refs.values()) this.takeSaved(saved, state, ref);
-    for (const [eventId, message] of notes.warnings) this.warn(state, eventId, message);
-    this.listed += notes.unreadable.length;
-    for (const message of notes.unreadable) this.markUnreadable(state, message);
-    this.reused.push(state.calendar.slug);
-    return true;
-  }
-
   /** What reading each calendar's events gave besides the events, by calendar id. */
   notes(): Map<string, CalendarNotes> {
     return new Map([...this.byId].map(([id, state]) => [id, state.notes]));
@@ -106,13 +89,6 @@ export class Collector implements CrawlSink {
   /** Spooled events of every calendar (with their history), in the order their details arrived. */
   events(): Map<string, RefList> {
     return new Map([...this.byId].map(([id, state]) => [id, state.events]));
-  }
-
-  /** How many events are spooled. */
-  get spooled(): number {
-    let count = 0;
-    for (const state of this.byId.values()) count += state.events.length;
-    return count;
   }
 
   published(relPath: string): Promise<Buffer | undefined> {
@@ -143,7 +119,6 @@ export class Collector implements CrawlSink {
     const state = this.state(calendarId);
     const { segment } = this.listedEvent(state, eventId);
     await this.writeDoc(paths.detailsMirror(state.calendar.slug, segment), doc.bytes, doc.source);
-    if (doc.source === 'reused' && (await this.reuseEvent(state, eventId, segment))) return;
     let details: unknown;
     try {
       details = unwrapRecord(doc.json);
@@ -159,8 +134,49 @@ export class Collector implements CrawlSink {
     await this.add(state, eventId, undefined);
   }
 
-  async onCalendarDone(calendarId: string): Promise<void> {
+  /**
+   * An event's row stands for it when the last build's store is vouched for, its calendar record is
+   * the same, and the event was spooled then with its page and .ics still published, or could not
+   * be read then (same entry, same details, same settings: it cannot be read now either).
+   */
+  async hasStoredRow(calendarId: string, eventId: string): Promise<boolean> {
     const state = this.state(calendarId);
+    const rows = this.rowsOf(state.calendar);
+    const unreadable = rows?.unreadable.has(eventId) === true;
+    if (!unreadable && !rows?.events.has(eventId)) return false;
+    const { segment } = this.listedEvent(state, eventId);
+    const { slug } = state.calendar;
+    const files = unreadable ? [] : [paths.eventPage(slug, segment), paths.eventIcs(slug, segment)];
+    for (const file of [paths.detailsMirror(slug, segment), ...files]) if (!(await this.staging.isPublished(file))) return false;
+    return true;
+  }
+
+  /** Take an event from its row (hasStoredRow): its mirror and files kept, its warnings given again. */
+  async onStored(calendarId: string, eventId: string): Promise<void> {
+    const state = this.state(calendarId);
+    const rows = this.rowsOf(state.calendar)!;
+    const { segment } = this.listedEvent(state, eventId);
+    const { slug } = state.calendar;
+    await this.staging.keep(paths.detailsMirror(slug, segment));
+    const warnings = rows.warnings.get(eventId) ?? [];
+    const unreadable = rows.unreadable.get(eventId);
+    this.listed++;
+    if (unreadable) {
+      this.skip(state, eventId, unreadable, warnings);
+      return;
+    }
+    await this.staging.keep(paths.eventPage(slug, segment));
+    await this.staging.keep(paths.eventIcs(slug, segment));
+    state.events.push(this.spool.copy(this.saved!.spool, rows.events.get(eventId)!));
+    this.history.markSeen(calendarId, eventId);
+    this.reusedEvents++;
+    this.skipped.read();
+    for (const message of warnings) this.warn(state, eventId, message);
+  }
+
+  async onCalendar(result: CalendarResult): Promise<void> {
+    const state = this.state(result.calendarId);
+    if (result.listUnchanged && result.events > 0 && result.stored === result.events) this.wholeCalendars++;
     state.listed = NOTHING_LISTED;
     state.entries = NO_ENTRIES;
     await this.renderCalendar?.(state.calendar, state.events);
@@ -176,9 +192,8 @@ export class Collector implements CrawlSink {
     this.listed++;
     if (!event) {
       const why = warnings.findLast((w) => SKIPPED.has(w.code)) ?? warnings.at(-1);
-      for (const w of warnings) state.notes.warnings.push([eventId, w.message]);
-      this.markUnreadable(state, why?.message ?? `event "${eventId}" of calendar "${state.calendar.id}" could not be read`);
-      this.skipped.skip(why?.code ?? 'UNREADABLE', warnings.map((w) => w.message));
+      const message = why?.message ?? `event "${eventId}" of calendar "${state.calendar.id}" could not be read`;
+      this.skip(state, eventId, [why?.code ?? 'UNREADABLE', message], warnings.map((w) => w.message));
       return;
     }
     this.skipped.read();
@@ -191,73 +206,38 @@ export class Collector implements CrawlSink {
     state.events.push(this.spool.add(withHistory, output, eventFacts(this.ctx, state.calendar, withHistory, this.site), json));
   }
 
-  /**
-   * An event whose list entry and details are the ones the last build read ('reused'): the event
-   * that build spooled stands for it, bytes as they are, with the warnings reading it gave then,
-   * when its calendar and path are the same and its page and .ics are still published (they are
-   * kept). False when it cannot: the event is then read again.
-   */
-  private async reuseEvent(state: CalendarState, eventId: string, segment: string): Promise<boolean> {
-    const saved = this.saved;
-    const ref = this.savedRefsOf(state.calendar)?.get(eventId);
-    const notes = saved?.notes.get(state.calendar.id);
-    if (!saved || !ref || !notes) return false;
-    const before = JSON.parse(saved.spool.json(ref)) as FeedEvent;
-    if (before.slug !== segment || before.calendarSlug !== state.calendar.slug) return false;
-    const page = paths.eventPage(state.calendar.slug, segment);
-    const ics = paths.eventIcs(state.calendar.slug, segment);
-    if (!(await this.staging.isPublished(page)) || !(await this.staging.isPublished(ics))) return false;
-    await this.staging.keep(page);
-    await this.staging.keep(ics);
-    this.takeSaved(saved, state, ref);
-    for (const message of this.savedWarnings(state.calendar.id, notes).get(eventId) ?? []) this.warn(state, eventId, message);
-    return true;
+  /** An event that cannot be read: why ([warning code, message]) and its warnings, recorded with its calendar. */
+  private skip(state: CalendarState, eventId: string, [code, message]: readonly [string, string], warnings: readonly string[]): void {
+    for (const w of warnings) state.notes.warnings.push([eventId, w]);
+    state.notes.unreadable.push([eventId, code, message]);
+    this.unreadable.push(message);
+    this.skipped.skip(code, warnings);
   }
 
-  /** Spool an event as the last build spooled it, seen again, its files kept by the caller. */
-  private takeSaved(saved: SavedEvents, state: CalendarState, ref: EventRef): void {
-    state.events.push(this.spool.copy(saved.spool, ref));
-    this.history.markSeen(ref.calendarId, ref.id);
-    this.listed++;
-    this.reusedEvents++;
-    this.skipped.read();
-  }
-
-  // The last build's spooled events of a calendar by id, made when first needed; null when the
-  // calendar is not the same as then (its events may not stand in for a new reading).
-  private readonly savedRefs = new Map<string, Map<string, EventRef> | null>();
-  private savedRefsOf(calendar: Calendar): Map<string, EventRef> | null {
-    let refs = this.savedRefs.get(calendar.id);
-    if (refs === undefined) {
+  // The last build's rows of a calendar's events, made when first needed; null when there are
+  // none, or the calendar is not the same as then (its events may not stand in for a new reading).
+  private readonly rows = new Map<string, StoredRows | null>();
+  private rowsOf(calendar: Calendar): StoredRows | null {
+    let rows = this.rows.get(calendar.id);
+    if (rows === undefined) {
       const before = this.saved?.calendars.find((c) => c.id === calendar.id);
       const list = this.saved?.events.get(calendar.id);
-      refs = before && list && JSON.stringify(before) === JSON.stringify(calendar) ? new Map(list.map((r) => [r.id, r])) : null;
-      this.savedRefs.set(calendar.id, refs);
+      const notes = this.saved?.notes.get(calendar.id);
+      rows = null;
+      if (before && list && notes && JSON.stringify(before) === JSON.stringify(calendar)) {
+        rows = { events: new Map(list.map((r) => [r.id, r])), unreadable: new Map(), warnings: new Map() };
+        for (const [eventId, code, message] of notes.unreadable) rows.unreadable.set(eventId, [code, message]);
+        for (const [eventId, message] of notes.warnings) rows.warnings.set(eventId, [...(rows.warnings.get(eventId) ?? []), message]);
+      }
+      this.rows.set(calendar.id, rows);
     }
-    return refs;
-  }
-
-  // The last build's warnings of a calendar's events, by event id, made when first needed.
-  private readonly warningsByEvent = new Map<string, Map<string, string[]>>();
-  private savedWarnings(calendarId: string, notes: CalendarNotes): Map<string, string[]> {
-    let byEvent = this.warningsByEvent.get(calendarId);
-    if (byEvent === undefined) {
-      byEvent = new Map();
-      for (const [eventId, message] of notes.warnings) byEvent.set(eventId, [...(byEvent.get(eventId) ?? []), message]);
-      this.warningsByEvent.set(calendarId, byEvent);
-    }
-    return byEvent;
+    return rows;
   }
 
   /** A warning about one of a calendar's events, given now and recorded with the calendar. */
   private warn(state: CalendarState, eventId: string, message: string): void {
     state.notes.warnings.push([eventId, message]);
     this.log.warn(message);
-  }
-
-  private markUnreadable(state: CalendarState, message: string): void {
-    state.notes.unreadable.push(message);
-    this.unreadable.push(message);
   }
 
   private listedEvent(state: CalendarState, eventId: string): ListedEvent {

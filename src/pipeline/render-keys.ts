@@ -139,10 +139,11 @@ export function combinedFeedsKey(environment: string, calendars: string, selecte
   return hash.digest('base64url');
 }
 
-/** What index.html is rendered from: the calendars and each one's upcoming count. */
-export function indexKey(environment: string, calendars: string, upcoming: readonly number[]): string {
+/** What index.html is rendered from: the calendars, each one's upcoming count, and the events it lists. */
+export function indexKey(environment: string, calendars: string, upcoming: readonly number[], shown: readonly EventRef[], record: (ref: EventRef) => Buffer): string {
   const hash = createHash('sha256');
   for (const part of [SCHEME, 'index', environment, calendars, upcoming.join(',')]) field(hash, part);
+  for (const ref of shown) bytesField(hash, record(ref));
   return hash.digest('base64url');
 }
 

@@ -13,7 +13,7 @@ import { paths, type CalendarFile, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
 import { ownClock } from '../render/clock.js';
-import type { HtmlRenderer } from '../render/html/index.js';
+import { HOME_CANDIDATES, type HtmlRenderer } from '../render/html/index.js';
 import { ICS_FOOTER, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
 import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
 import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
@@ -84,6 +84,8 @@ export class SiteRenderer {
   private readonly done = new Map<string, { icsKey: string; removed: IcsEntry[] }>();
   // The combined feeds' items so far: the first feedLimit of the calendars rendered.
   private feedCandidates: EventRef[] = [];
+  // The home page's events so far: the first HOME_CANDIDATES upcoming of the calendars rendered.
+  private homeCandidates: EventRef[] = [];
   private newest = 0;
   private readonly until = (t: number): void => {
     if (t < this.stableUntil) this.stableUntil = t;
@@ -118,8 +120,10 @@ export class SiteRenderer {
     // orders refs as sortByStart orders events), and the first feedLimit of those together are the
     // combined feeds' items.
     const limit = Math.max(0, site.feedLimit);
-    const candidates = refs.filter((r) => inFeedWindow(r.end, site)).slice(0, limit);
+    const upcoming = refs.filter((r) => inFeedWindow(r.end, site));
+    const candidates = upcoming.slice(0, limit);
     this.feedCandidates = [...this.feedCandidates, ...candidates].sort(compareRefs).slice(0, limit);
+    this.homeCandidates = [...this.homeCandidates, ...upcoming.slice(0, HOME_CANDIDATES)].sort(compareRefs).slice(0, HOME_CANDIDATES);
     // Recorded before the first await, so a second call for this calendar fails at once.
     this.done.set(cal.id, { icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
@@ -162,6 +166,8 @@ export class SiteRenderer {
     await this.combinedFeeds();
     await this.index();
     for (const [name, content] of Object.entries(this.input.html.assets(this.input.site))) await this.staging.write(paths.site(name as SiteFile), content);
+    // Nothing in it changes with the time or the events: written each build, it is unchanged unless the settings are.
+    await this.staging.write(paths.site('404.html'), this.input.html.notFound(this.input.ctx, ownClock(this.input.site)));
     return { counts: this.counts, stableUntil: this.stableUntil };
   }
 
@@ -212,13 +218,14 @@ export class SiteRenderer {
     this.until(until);
   }
 
-  /** index.html: the calendars and each one's upcoming count. */
+  /** index.html: the soonest upcoming events, the calendars and each one's upcoming count. */
   private async index(): Promise<void> {
-    const { ctx, calendars, html, calendarFiles } = this.input;
-    const key = indexKey(this.environment, this.calendarsJson, calendars.map((c) => this.upcoming.get(c.id) ?? 0));
+    const { ctx, calendars, html, spool, calendarFiles } = this.input;
+    const shown = this.homeCandidates;
+    const key = indexKey(this.environment, this.calendarsJson, calendars.map((c) => this.upcoming.get(c.id) ?? 0), shown, (ref) => spool.record(ref));
     const until = await calendarFiles.write('index', key, [paths.site('index.html')], async () => {
       const site = ownClock(this.input.site);
-      await this.staging.write(paths.site('index.html'), html.index(ctx, calendars, this.upcoming, site));
+      await this.staging.write(paths.site('index.html'), html.index(ctx, calendars, this.upcoming, spool.events(shown), site));
       return site.clock.changesAt;
     });
     this.until(until);

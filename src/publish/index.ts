@@ -13,6 +13,7 @@
 //   } finally { await lock.release(); }
 
 import { paths } from '../paths.js';
+import { renderRobots, renderSitemaps } from '../render/sitemap.js';
 import { renderHeaders } from './headers.js';
 import { manifestChunks } from './manifest.js';
 import type { Staging } from './staging.js';
@@ -33,6 +34,28 @@ export { recover } from './recover.js';
 export { contentProblem, icalProblem } from './content-check.js';
 export { verifyStaging, type VerifyOptions } from './verify.js';
 export { xmlProblem } from './xml-check.js';
+
+const SITEMAP_PART = /^sitemap-[1-9][0-9]*\.xml$/;
+
+/**
+ * Whether writeSearchIndexes or writeSiteMeta writes this file, anew in every build, from the
+ * files staged before it (a build never keeps it from the last one).
+ */
+export function isSiteMeta(relPath: string): boolean {
+  return (
+    relPath === paths.headers() ||
+    relPath === paths.manifest() ||
+    relPath === paths.site('sitemap.xml') ||
+    relPath === paths.site('robots.txt') ||
+    SITEMAP_PART.test(relPath)
+  );
+}
+
+/** Write sitemap.xml (with its parts) and robots.txt for the pages staged; call after every page is. */
+export async function writeSearchIndexes(staging: Staging, siteUrl: string): Promise<void> {
+  for (const [relPath, xml] of renderSitemaps(siteUrl, staging.files().keys())) await staging.write(relPath, xml);
+  await staging.write(paths.site('robots.txt'), renderRobots(siteUrl));
+}
 
 /** Write _headers, then manifest.json listing every staged file; call after all other files are written. */
 export async function writeSiteMeta(

@@ -27,7 +27,7 @@ import { parseLastBuild, type LastBuild } from './last-build.js';
 import { parseGroup, type RenderedGroup, type RenderedState } from './rendered.js';
 
 export const STORE_FILE = 'build-store';
-const FORMAT = 1;
+const FORMAT = 2;
 const ORDER = 'SDENHKGR';
 // The state files of calfeed before the build store: a build that finds them starts empty.
 const LEGACY = ['crawl.json', 'history.json', 'rendered.json', 'last-build.json', 'events.spool', 'events.spool.json'];
@@ -45,7 +45,8 @@ export interface StoreHeader {
 export interface CalendarNotes {
   /** Each warning with the id of the event it is about. */
   warnings: Array<[eventId: string, message: string]>;
-  unreadable: string[];
+  /** Each event it could not read, with why: the code of the warning that says so, and its message. */
+  unreadable: Array<[eventId: string, code: string, message: string]>;
 }
 
 /** The last build's events, to render from or to take unchanged events from. */
@@ -225,7 +226,8 @@ const isStrings = (value: unknown): value is string[] => Array.isArray(value) &&
 
 function isNotes(value: unknown): value is CalendarNotes {
   const { warnings, unreadable } = (value ?? {}) as Partial<CalendarNotes>;
-  return Array.isArray(warnings) && warnings.every((w) => isStrings(w) && w.length === 2) && isStrings(unreadable);
+  const tuples = (value: unknown, length: number): boolean => Array.isArray(value) && value.every((v) => isStrings(v) && v.length === length);
+  return tuples(warnings, 2) && tuples(unreadable, 3);
 }
 
 function parseHeader(line: Buffer | undefined): StoreHeader | 'foreign' | undefined {

@@ -6,7 +6,7 @@ import { CrawlCache } from '../../src/crawl/index.js';
 import { loadCache, saveCache, storeFile } from '../support/store.js';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
-import { MemorySink, runCrawl } from './helpers.js';
+import { BASE_OPTIONS, MemorySink, runCrawl } from './helpers.js';
 import { makeEvents, startPortal, type Portal, type PortalOptions } from './portal.js';
 import { TOKEN } from './helpers.js';
 
@@ -153,6 +153,8 @@ describe('a slow sink', () => {
   });
 });
 
+const BASE_NOW = BASE_OPTIONS.now;
+
 describe('incremental crawls', () => {
   async function firstBuild(p: Portal): Promise<MemorySink> {
     const sink = new MemorySink();
@@ -162,6 +164,22 @@ describe('incremental crawls', () => {
     sink.publish();
     return sink;
   }
+
+  it('regression: an event id that cannot be put in a URL failed the whole crawl once reuse was decided in the list task; it fails its own details only', async () => {
+    const events = makeEvents('science', 3);
+    events[1] = { ...events[1]!, id: '..' };
+    const p = await start({ events: new Map([['science', events], ['arts', makeEvents('arts', 2)], ['sport', []]]) });
+    const sink = new MemorySink();
+    sink.rows = () => true;
+    for (const now of [BASE_NOW, BASE_NOW + 3600_000]) {
+      const cache = now === BASE_NOW ? CrawlCache.empty() : await loadCache(dir);
+      const { report } = await runCrawl(p.url, cache, sink, { now, maxFailedDetails: 1 });
+      await saveCache(cache, dir);
+      expect(report.detailsFailed).toEqual([{ calendarId: 'science', eventId: '..', message: expect.stringMatching(/"\.\." cannot be requested/) }]);
+      expect(sink.results.map((r) => r.calendarId).sort()).toEqual(['arts', 'science', 'sport']);
+      sink.publish();
+    }
+  });
 
   it('a rebuild of unchanged data makes one request per calendar plus one, and no details requests', async () => {
     const p = await start();
@@ -188,28 +206,30 @@ describe('incremental crawls', () => {
     expect(third.requests).toBe(4);
   });
 
-  it('a sink that takes an unchanged calendar whole gets none of its details; its cache entries are kept as they were', async () => {
+  it('an event whose row stands (decideReuse: row) gets no details; its cache entries are kept as they were; each calendar gives one result', async () => {
     const p = await start();
     const sink = await firstBuild(p);
     p.opts.events.get('arts')![2]!.title = 'Renamed';
-    const asked: Array<[string, string[]]> = [];
-    // Takes science and sport (unchanged lists), as a build with the last build's spool would.
-    const reusing = Object.assign(sink, {
-      async reuseCalendar(calendarId: string, eventIds: readonly string[]): Promise<boolean> {
-        asked.push([calendarId, [...eventIds]]);
-        return calendarId !== 'sport';
-      },
-    });
+    // Rows for every event but sport's, as a build with the last build's store would have them.
+    sink.rows = (calendarId) => calendarId !== 'sport';
     const cache = await loadCache(dir);
     const before = new Map((['science', 'sport'] as const).flatMap((c) => Array.from({ length: c === 'science' ? 12 : 5 }, (_, i) => [`${c}/e${i + 1}`, cache.previousEvent(c, `e${i + 1}`)])));
-    const { report, requests } = await runCrawl(p.url, cache, reusing, { now: Date.parse('2024-10-01T13:00:00Z') });
-    // Asked about the two unchanged calendars only, with every listed id; arts' list changed.
-    expect(asked.map(([c, ids]) => [c, ids.length]).sort()).toEqual([['science', 12], ['sport', 5]]);
+    const { report, requests } = await runCrawl(p.url, cache, sink, { now: Date.parse('2024-10-01T13:00:00Z') });
+    // Asked about every event whose details stand: all but the renamed one.
+    expect(sink.askedRows).toHaveLength(24);
+    expect(sink.askedRows).not.toContain('arts e3');
     expect(report).toMatchObject({ events: 25, detailsFetched: 1, detailsReused: 24, listsNotModified: 3 });
     expect(requests).toBe(1 + 3 + 1);
     expect(sink.calls.filter((c) => c.startsWith('details science'))).toEqual([]);
+    expect(sink.calls.filter((c) => c.startsWith('stored science'))).toHaveLength(12);
     expect(sink.calls.filter((c) => c.startsWith('details sport'))).toHaveLength(5);
-    expect(sink.calls.filter((c) => c.startsWith('details arts'))).toHaveLength(8);
+    expect(sink.calls.filter((c) => c.startsWith('details arts'))).toEqual(['details arts e3']);
+    expect(sink.calls.filter((c) => c.startsWith('stored arts'))).toHaveLength(7);
+    // One result per calendar, after its last event; science taken whole by the same decision.
+    expect(sink.results.map((r) => r.calendarId).sort()).toEqual(['arts', 'science', 'sport']);
+    expect(sink.results.find((r) => r.calendarId === 'science')).toEqual({ calendarId: 'science', events: 12, stored: 12, listUnchanged: true });
+    expect(sink.results.find((r) => r.calendarId === 'arts')).toEqual({ calendarId: 'arts', events: 8, stored: 7, listUnchanged: false });
+    for (const r of sink.results) expect(sink.calls.indexOf(`done ${r.calendarId}`)).toBe(sink.calls.findLastIndex((c) => c.split(' ')[1] === r.calendarId));
     await saveCache(cache, dir);
     const saved = await loadCache(dir);
     for (const [key, entry] of before) {
@@ -219,16 +239,13 @@ describe('incremental crawls', () => {
     expect(saved.previousDoc(paths.detailsMirror('science', 'e1'))).toEqual(cache.previousDoc(paths.detailsMirror('science', 'e1')));
   });
 
-  it('a calendar is not offered whole when one of its events is due for a check', async () => {
+  it('no row is asked for when an event is due for a check', async () => {
     const p = await start();
     const sink = await firstBuild(p);
-    const asked: string[] = [];
-    const reusing = Object.assign(sink, {
-      reuseCalendar: async (calendarId: string): Promise<boolean> => (asked.push(calendarId), true),
-    });
+    sink.rows = () => true;
     // Past --details-max-age (24h) for every event: none is offered, all are revalidated.
-    const { report } = await runCrawl(p.url, await loadCache(dir), reusing, { now: Date.parse('2024-10-03T13:00:00Z') });
-    expect(asked).toEqual([]);
+    const { report } = await runCrawl(p.url, await loadCache(dir), sink, { now: Date.parse('2024-10-03T13:00:00Z') });
+    expect(sink.askedRows).toEqual([]);
     expect(report).toMatchObject({ detailsNotModified: 25, detailsReused: 0 });
   });
 
@@ -400,7 +417,7 @@ describe('the crawl cache in the build store', () => {
     const corrupt = await loadCache(dir);
     expect(corrupt.loadNote).toContain('corrupt');
     expect(corrupt.previousDoc('event-calendars')).toBeUndefined();
-    await writeFile(storeFile(dir), saved.replace('"calfeedStore":1', '"calfeedStore":99'));
+    await writeFile(storeFile(dir), saved.replace('"calfeedStore":2', '"calfeedStore":99'));
     expect((await loadCache(dir)).loadNote).toContain('another calfeed version');
   });
 

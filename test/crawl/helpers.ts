@@ -1,6 +1,6 @@
 // A sink that keeps the mirror in memory the way the build keeps it on disk, and a one-call crawl.
 
-import { CrawlCache, crawl, type CrawlOptions, type CrawlReport, type CrawlSink, type DocSource, type ListDoc, type ListedEvent } from '../../src/crawl/index.js';
+import { CrawlCache, crawl, type CalendarResult, type CrawlOptions, type CrawlReport, type CrawlSink, type DocSource, type ListDoc, type ListedEvent } from '../../src/crawl/index.js';
 import { PortalClient, type HttpOptions } from '../../src/http/client.js';
 import { paths } from '../../src/paths.js';
 
@@ -13,6 +13,11 @@ export class MemorySink implements CrawlSink {
   failed: Array<{ calendarId: string; eventId: string; error: Error }> = [];
   warnings: string[] = [];
   lists = new Map<string, ListDoc>();
+  /** Every onCalendar, in order. */
+  results: CalendarResult[] = [];
+  /** Whether the sink has a row that stands for an event (none by default), and the events asked about. */
+  rows: (calendarId: string, eventId: string) => boolean = () => false;
+  askedRows: string[] = [];
   private calendarSegments = new Map<string, string>();
   private eventSegments = new Map<string, Map<string, string>>();
 
@@ -40,6 +45,22 @@ export class MemorySink implements CrawlSink {
     this.write(this.detailsPath(calendarId, eventId), doc.bytes, doc.source);
   }
 
+  async hasStoredRow(calendarId: string, eventId: string): Promise<boolean> {
+    this.askedRows.push(`${calendarId} ${eventId}`);
+    return this.rows(calendarId, eventId);
+  }
+
+  async onStored(calendarId: string, eventId: string): Promise<void> {
+    this.calls.push(`stored ${calendarId} ${eventId}`);
+    const path = this.detailsPath(calendarId, eventId);
+    this.write(path, this.store.get(path)!, 'reused');
+  }
+
+  async onCalendar(result: CalendarResult): Promise<void> {
+    this.calls.push(`done ${result.calendarId}`);
+    this.results.push(result);
+  }
+
   onDetailsFailed(calendarId: string, eventId: string, error: Error): void {
     this.calls.push(`failed ${calendarId} ${eventId}`);
     this.failed.push({ calendarId, eventId, error });
@@ -59,6 +80,8 @@ export class MemorySink implements CrawlSink {
     this.written = new Map();
     this.calls = [];
     this.sources = new Map();
+    this.results = [];
+    this.askedRows = [];
   }
 
   private write(relPath: string, bytes: Buffer, source: DocSource): void {

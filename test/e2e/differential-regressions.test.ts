@@ -100,4 +100,18 @@ describe('incremental = cold: regressions', () => {
       ],
     });
   });
+
+  it('an unreadable event taken with its calendar whole counts as skipped for its reason: when every event is unreadable, the build fails as a cold one does', async () => {
+    await runHistory({
+      calendars: [
+        { id: 'a', title: 'Unreadable', validators: 'etag', pageSize: 0, events: [event('u', { omit: ['start'] })], brokenDetails: [], details: 'full' },
+        { id: 'b', title: 'Readable', validators: 'etag', pageSize: 0, events: [event('r')], brokenDetails: [], details: 'full' },
+      ],
+      steps: [
+        { mutations: [], advance: 0, checkUnchanged: false },
+        // Now no event can be read, each for want of a start: one reason, said once.
+        { mutations: [{ kind: 'editEvent', cal: 1, at: 0, patch: { omit: ['start'] } }], advance: 5, checkUnchanged: false },
+      ],
+    });
+  });
 });

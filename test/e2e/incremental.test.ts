@@ -153,6 +153,11 @@ describe('incremental rebuilds', () => {
     const after = await snapshotTree(out);
     expect(after.has(paths.eventPage(cal.slug, victim))).toBe(false);
     expect(after.has(paths.eventIcs(cal.slug, victim))).toBe(false);
+    // sitemap.xml follows: it lists the pages published, this build's as the last's were.
+    const sitemap = await readFile(join(out, 'sitemap.xml'), 'utf8');
+    expect(sitemap).not.toContain(`/${paths.eventPage(cal.slug, victim)}<`);
+    const pages = [...after.keys()].filter((p) => p.endsWith('.html') && !p.endsWith('/widget.html') && p !== '404.html').sort();
+    expect([...sitemap.matchAll(/<loc>[^<]*?\/\/[^/]+\/([^<]*)<\/loc>/g)].map((m) => m[1])).toEqual(pages);
   });
 
   it('a corrupt cache falls back to a full, correct build', async () => {

@@ -9,6 +9,7 @@ import { startDemoPortal, type DemoPortal, type DemoPortalOptions } from '../../
 import { runCli, type CliResult } from '../support/cli.js';
 import { snapshotTree } from '../support/tree.js';
 import { filesContaining, inspectHtml, listEntries } from '../support/untrusted.js';
+import { PAGE_NAMES } from '../../src/render/html/templates.js';
 
 const NOW = Date.now();
 let root: string;
@@ -191,7 +192,7 @@ describe('user templates (--templates)', () => {
     ' with=[{{#with constructor}}{{name}}{{/with}}] token=[{{lookup this "token"}}] config=[{{lookup @root "config"}}] env=[{{lookup this "env"}}]',
     '</pre><pre id="dump">{{> dump}}</pre>',
   ].join('');
-  const PAGES = ['index', 'calendar', 'past', 'widget', 'event'];
+  const PAGES = PAGE_NAMES;
 
   async function templateDir(name: string, page: string): Promise<string> {
     const dir = join(root, name);

@@ -1,6 +1,6 @@
 // Field detection and explicit mappings, table-driven over the shapes portals use.
 import { describe, expect, it } from 'vitest';
-import type { Calendar, CalendarEvent } from '../../src/model.js';
+import type { Calendar, CalendarEvent, EventLocation } from '../../src/model.js';
 import { normalizeEvent, rawId, type FieldsConfig, type NormalizeOptions } from '../../src/normalize/index.js';
 import { sampleCalendar } from '../fixtures/sample.js';
 
@@ -61,11 +61,13 @@ describe('detection per dialect', () => {
 });
 
 describe('values', () => {
-  it.each<[string, unknown, { name?: string; address?: string; text: string } | undefined]>([
+  it.each<[string, unknown, EventLocation | undefined]>([
     ['string', 'Room 204', { name: 'Room 204', text: 'Room 204' }],
     ['name + address', { name: 'Main Hall', address: 'Universiteto g. 3, Vilnius' }, { name: 'Main Hall', address: 'Universiteto g. 3, Vilnius', text: 'Main Hall, Universiteto g. 3, Vilnius' }],
-    ['title + address parts', { title: 'Hall', address: { street: 'Taikos g. 4', postalCode: '93121', city: 'Neringa', country: 'LT' } }, { name: 'Hall', address: 'Taikos g. 4, 93121 Neringa, LT', text: 'Hall, Taikos g. 4, 93121 Neringa, LT' }],
-    ['nested venue (envelope dialect)', { venue: { name: 'Nida Station', address: { street_address: 'Taikos g. 4', city: 'Neringa' } } }, { name: 'Nida Station', address: 'Taikos g. 4, Neringa', text: 'Nida Station, Taikos g. 4, Neringa' }],
+    ['title + address parts', { title: 'Hall', address: { street: 'Taikos g. 4', postalCode: '93121', city: 'Neringa', country: 'LT' } }, { name: 'Hall', address: 'Taikos g. 4, 93121 Neringa, LT', addressParts: { streetAddress: 'Taikos g. 4', postalCode: '93121', addressLocality: 'Neringa', addressCountry: 'LT' }, text: 'Hall, Taikos g. 4, 93121 Neringa, LT' }],
+    ['address lines and region', { name: 'Lab', address: { address1: 'Bldg 2', address2: 'Room 5', town: 'Kaunas', region: 'Kauno apskr.', countryName: 'Lithuania' } }, { name: 'Lab', address: 'Bldg 2, Room 5, Kaunas, Kauno apskr., Lithuania', addressParts: { streetAddress: 'Bldg 2, Room 5', addressLocality: 'Kaunas', addressRegion: 'Kauno apskr.', addressCountry: 'Lithuania' }, text: 'Lab, Bldg 2, Room 5, Kaunas, Kauno apskr., Lithuania' }],
+    ['formatted address, no parts', { name: 'Lab', address: { formatted: 'Saulėtekio al. 9, Vilnius' } }, { name: 'Lab', address: 'Saulėtekio al. 9, Vilnius', text: 'Lab, Saulėtekio al. 9, Vilnius' }],
+    ['nested venue (envelope dialect)', { venue: { name: 'Nida Station', address: { street_address: 'Taikos g. 4', city: 'Neringa' } } }, { name: 'Nida Station', address: 'Taikos g. 4, Neringa', addressParts: { streetAddress: 'Taikos g. 4', addressLocality: 'Neringa' }, text: 'Nida Station, Taikos g. 4, Neringa' }],
     ['address only', { address: 'Katedros a.' }, { address: 'Katedros a.', text: 'Katedros a.' }],
     ['multilingual name', { name: { en: 'Hall', lt: 'Salė' } }, { name: 'Hall', text: 'Hall' }],
     ['empty object', {}, undefined],

@@ -144,6 +144,15 @@ describe('normalizeEvent', () => {
     expect(warnings.filter((w) => w.code === 'FIELD_TRUNCATED')).toHaveLength(2);
   });
 
+  it('keeps an address in parts only while the address is kept whole', () => {
+    const raw = (street: string) => ({ id: 1, title: 'x', start: '2026-12-24', location: { name: 'Hall', address: { street, city: 'Vilnius' } } });
+    const short = normalizeEvent(raw('Taikos g. 4'), undefined, CAL, '1', { ...OPTS, maxFieldLength: 40 });
+    expect(short.event?.location?.addressParts).toEqual({ streetAddress: 'Taikos g. 4', addressLocality: 'Vilnius' });
+    const long = normalizeEvent(raw('S'.repeat(60)), undefined, CAL, '1', { ...OPTS, maxFieldLength: 40 });
+    expect(long.event?.location?.address).toBe('S'.repeat(40));
+    expect(long.event?.location?.addressParts).toBeUndefined();
+  });
+
   it('uses "(untitled)" with a warning', () => {
     const { event, warnings } = normalizeEvent({ id: 1, title: '   ', start: '2026-12-24' }, undefined, CAL, '1', OPTS);
     expect(event?.title).toBe('(untitled)');

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assignSegments, encodedSegment, isPlainId, paths } from '../../src/paths.js';
+import { assignSegments, categoryKey, categorySlug, encodedSegment, isPlainId, paths } from '../../src/paths.js';
 
 const SAFE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
@@ -65,5 +66,41 @@ describe('layout', () => {
     expect(paths.calendarsMirror()).toBe('event-calendars');
     expect(paths.eventsMirror('7')).toBe('event-calendar/7/events');
     expect(paths.detailsMirror('7', '9')).toBe('event-calendar/7/event/9/details');
+  });
+});
+
+describe('category slugs', () => {
+  it.each([
+    ['PhD Defence', 'phd-defence'],
+    ['phd-defence', 'phd-defence'],
+    ['PHD  defence', 'phd-defence'],
+    ['Field_Trip', 'field-trip'],
+    ['Mokslo šventė', 'mokslo-svente_dykkcyzcm7'],
+    ['日本語', '_o5yqv3ohj3'],
+    // Reserved by Windows: hashed like any name that cannot be used as it is.
+    ['Con', 'con_cfb5uk6fjr'],
+  ])('%s: %s', (name, slug) => {
+    expect(categorySlug(categoryKey(name))).toBe(slug);
+  });
+
+  it('is one path segment, and distinct categories never share one', () => {
+    const name = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('Lecture', 'lecture', 'Šventė', 'Svente', 'svente', 'a-b', 'a b', 'a_b', 'NUL', 'x'.repeat(120)));
+    fc.assert(
+      fc.property(fc.uniqueArray(name, { maxLength: 40 }), (names) => {
+        const bySlug = new Map<string, string>();
+        for (const n of names) {
+          const key = categoryKey(n);
+          if (key === '') continue;
+          const slug = categorySlug(key);
+          expect(slug).toMatch(SAFE_SEGMENT);
+          expect(slug.length).toBeLessThanOrEqual(80);
+          expect(categorySlug(key)).toBe(slug);
+          const other = bySlug.get(slug);
+          if (other !== undefined) expect(other).toBe(key);
+          bySlug.set(slug, key);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

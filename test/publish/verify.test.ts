@@ -1,5 +1,6 @@
-import { writeFile, unlink, symlink, appendFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import fc from 'fast-check';
 import { XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
@@ -101,6 +102,73 @@ describe('verifyStaging', () => {
     await writeSiteMeta(staging, CALENDARS, { generator: 't' });
     expect((await verifyError(staging)).message).toContain('not valid UTF-8');
   });
+});
+
+describe('verifyStaging against what staging recorded, in big folders', () => {
+  // The walk reads each folder an entry at a time and never lists the folders still to visit: it
+  // must still find any one thing wrong, whether in a folder of thousands of files or deep in one
+  // of a thousand folders.
+  const EVENTS = 1500;
+  const DETAILS = 1000;
+  const page = (n: number): string => paths.eventPage('arts', `x${n}`);
+  const details = (n: number): string => paths.detailsMirror('arts', `x${n}`);
+
+  it('finds a missing, an extra, a resized or a linked file anywhere', async () => {
+    const staging = await createStaging(path.join(await tempDir(), 'out'));
+    for (const [rel, data] of Object.entries(sampleSite())) await staging.write(rel, data);
+    for (let n = 0; n < EVENTS; n++) {
+      await staging.write(page(n), `<!doctype html><title>Event ${n}</title>`);
+      await staging.write(paths.eventIcs('arts', `x${n}`), ['BEGIN:VCALENDAR', 'VERSION:2.0', 'END:VCALENDAR', ''].join('\r\n'));
+    }
+    for (let n = 0; n < DETAILS; n++) await staging.write(details(n), `{"id":"e${n}"}`);
+    await writeSiteMeta(staging, CALENDARS, { generator: 'calfeed test' });
+    await linkKept(staging);
+    const table = staging.files();
+    const check = (): Promise<unknown> => verifyStaging(staging.dir, { staged: table }).then(() => undefined, (e: unknown) => e);
+    expect(await check()).toBeUndefined();
+
+    const at = (rel: string): string => path.join(staging.dir, rel);
+    const damages = {
+      // Each: what to do, what verify must say, and how to put it back.
+      missing: async (rel: string) => {
+        await rename(at(rel), `${staging.dir}.aside`);
+        return { says: `${rel}: it is listed in manifest.json but missing on disk`, undo: () => rename(`${staging.dir}.aside`, at(rel)) };
+      },
+      extra: async (rel: string) => {
+        const stray = `${rel}.stray`;
+        await writeFile(at(stray), 'x');
+        return { says: `${stray}: it is on disk but not listed`, undo: () => unlink(at(stray)) };
+      },
+      extraInNewFolder: async (rel: string) => {
+        const stray = `${path.posix.dirname(rel)}/new/stray.json`;
+        await mkdir(path.dirname(at(stray)));
+        await writeFile(at(stray), '{}');
+        return { says: `${stray}: it is on disk but not listed`, undo: () => rm(path.dirname(at(stray)), { recursive: true }) };
+      },
+      resized: async (rel: string) => {
+        const bytes = await readFile(at(rel));
+        await appendFile(at(rel), ' ');
+        return { says: `${rel}: it has ${bytes.length + 1} bytes, the manifest says ${bytes.length}`, undo: () => writeFile(at(rel), bytes) };
+      },
+      linked: async (rel: string) => {
+        const link = `${rel}.link`;
+        await symlink(at(rel), at(link));
+        return { says: `${link}: it is not a regular file`, undo: () => unlink(at(link)) };
+      },
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...(Object.keys(damages) as Array<keyof typeof damages>)), fc.boolean(), fc.nat({ max: DETAILS - 1 }), async (kind, inBigFolder, n) => {
+        const { says, undo } = await damages[kind](inBigFolder ? page(n) : details(n));
+        const error = await check();
+        await undo();
+        expect(error).toBeInstanceOf(CalfeedError);
+        expect((error as Error).message).toContain(`Output check failed for ${says}`);
+      }),
+      { numRuns: 30 },
+    );
+    expect(await check()).toBeUndefined();
+    await discard(staging);
+  }, 60_000);
 });
 
 describe('xmlProblem', () => {

@@ -22,7 +22,7 @@ const CALENDARS: Calendar[] = [
 ];
 const RECORDS: CalendarRecord[] = [...CALENDARS.map((calendar) => ({ calendar })), { calendar: { id: 'gone', slug: 'gone', title: 'Gone', timeZone: 'UTC' }, removedAt: 5 }];
 const NOTES = new Map<string, CalendarNotes>([
-  ['arts', { warnings: [['x', 'event "x" of calendar "arts": no title field found']], unreadable: ['event "y" of calendar "arts": no start'] }],
+  ['arts', { warnings: [['x', 'event "x" of calendar "arts": no title field found']], unreadable: [['y', 'NO_START', 'event "y" of calendar "arts": no start']] }],
   ['sport', { warnings: [], unreadable: [] }],
 ]);
 const HASH = 'ab'.repeat(32);
@@ -155,7 +155,7 @@ describe('the build store', () => {
       ['truncated', text.slice(0, -9), /corrupt/],
       ['cut in an event', text.slice(0, 300), /corrupt/],
       ['empty', '', /corrupt/],
-      ['another format', text.replace('"calfeedStore":1', '"calfeedStore":2'), /another calfeed version/],
+      ['another format', text.replace('"calfeedStore":2', '"calfeedStore":3'), /another calfeed version/],
     ];
     for (const [what, damaged, note] of damages) {
       expect(damaged, what).not.toBe(text);

@@ -18,6 +18,8 @@ export interface EventItemView {
   ongoing: boolean;
   location: string | null;
   cancelled: boolean;
+  /** On the home page, where events of every calendar are listed together: the event's calendar. */
+  calendar?: { title: string; href: string };
 }
 
 export interface DayView {

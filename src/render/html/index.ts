@@ -9,20 +9,28 @@ import { paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import type { Message, PageText } from './messages.js';
 import { loadTemplates, WIDGET_MESSAGES } from './templates.js';
-import { calendarDayViews, eventView, indexView } from './view.js';
+import { indexView, notFoundView } from './home.js';
+import { calendarDayViews, eventView } from './view.js';
 
 export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
 export { isUpcoming } from './format.js';
+export { HOME_CANDIDATES, homeEvents } from './home.js';
 
 export interface HtmlRenderer {
-  /** index.html: every calendar with its upcoming-events count (see upcomingCount) and subscribe links. */
-  index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext): string;
+  /**
+   * index.html: the soonest upcoming events (of `events`: the first HOME_CANDIDATES upcoming of
+   * every calendar, by start), every calendar with its upcoming-events count (see upcomingCount)
+   * and subscribe links.
+   */
+  index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], site: SiteContext): string;
   /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
   calendar(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: string; past: string; widget: string };
   /** calendar(), its index and past pages in pieces (a few days each): a page of 100,000 events is never one string. */
   calendarPieces(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: Iterable<string>; past: Iterable<string>; widget: string };
   /** calendars/{slug}/events/{eventSlug}.html: the whole event, with JSON-LD and an "add to calendar" link. */
   event(ctx: RenderContext, cal: Calendar, event: FeedEvent, site: SiteContext): string;
+  /** 404.html: what hosts show for a missing URL; its links are absolute, as it is served at any path. */
+  notFound(ctx: RenderContext, site: SiteContext): string;
   /** Static assets written at the site root, keyed by output path: style.css, widget.js (with the widget's messages), page.js. */
   assets(site: SiteContext): Record<string, string>;
   /** The page text a site's pages are in: the first of its --locale list with a message catalog. */
@@ -64,9 +72,9 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     };
   };
   return {
-    index(ctx, calendars, upcoming, site) {
+    index(ctx, calendars, upcoming, events, site) {
       const t = text(site);
-      return templates.render('index', indexView(ctx, calendars, upcoming, site, t), t);
+      return templates.render('index', indexView(ctx, calendars, upcoming, events, site, t), t);
     },
     calendar(ctx, cal, events, site) {
       const pieces = calendarPieces(ctx, cal, events, site);
@@ -76,6 +84,10 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     event(ctx, cal, event, site) {
       const t = text(site);
       return templates.render('event', eventView(ctx, cal, event, site, t), t);
+    },
+    notFound(ctx, site) {
+      const t = text(site);
+      return templates.render('not-found', notFoundView(ctx, site, t), t);
     },
     assets(site) {
       const widget = assets[paths.site('widget.js')]!;

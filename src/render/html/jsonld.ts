@@ -2,7 +2,7 @@
 // HTML parser ends the element at the first "</script" whatever the JSON means, so every character
 // that could start markup is written as a \u escape: still the same JSON, but inert as HTML.
 
-import type { Calendar, FeedEvent } from '../../model.js';
+import type { Calendar, EventLocation, FeedEvent } from '../../model.js';
 import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
@@ -37,13 +37,7 @@ export function eventSchema(ctx: RenderContext, cal: Calendar, e: FeedEvent, sit
     url: absoluteUrl(siteUrl, paths.eventPage(cal.slug, e.slug)),
   };
   if (e.description) schema.description = htmlToText(ctx, e.description);
-  if (e.location) {
-    schema.location = {
-      '@type': 'Place',
-      name: e.location.name ?? e.location.text,
-      ...(e.location.address ? { address: e.location.address } : {}),
-    };
-  }
+  if (e.location) Object.assign(schema, whereSchema(ctx, e.location));
   const image = safeHttpUrl(ctx, e.image);
   if (image) schema.image = [image];
   if (e.organizer?.name || e.organizer?.email) {
@@ -56,6 +50,24 @@ export function eventSchema(ctx: RenderContext, cal: Calendar, e: FeedEvent, sit
   const sameAs = safeHttpUrl(ctx, e.url);
   if (sameAs) schema.sameAs = sameAs;
   return schema;
+}
+
+/**
+ * Where the event happens, as Google's Event rich results require it: a Place with an address
+ * (the portal's parts as a PostalAddress, else its address text, else the location's own text,
+ * such as "Room 204": all the portal says), or a VirtualLocation when the location is a web address.
+ */
+function whereSchema(ctx: RenderContext, location: EventLocation): Record<string, unknown> {
+  const online = safeHttpUrl(ctx, /^https?:\/\/\S+$/i.test(location.text) ? location.text : undefined);
+  if (online) {
+    return { eventAttendanceMode: 'https://schema.org/OnlineEventAttendanceMode', location: { '@type': 'VirtualLocation', url: online } };
+  }
+  const parts = location.addressParts;
+  const address = parts ? { '@type': 'PostalAddress', ...parts } : (location.address ?? location.text);
+  return {
+    eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+    location: { '@type': 'Place', name: location.name ?? location.text, address },
+  };
 }
 
 /** The JSON-LD text for an event page's <script type="application/ld+json">. */

@@ -19,7 +19,7 @@ import { allDays, type DayList } from './view.js';
 export const BUILTIN_TEMPLATES = fileURLToPath(new URL('../../../templates/', import.meta.url));
 
 /** Pages every renderer needs; a user folder may add partials but not new pages. */
-export const PAGE_NAMES = ['index', 'calendar', 'past', 'widget', 'event'] as const;
+export const PAGE_NAMES = ['index', 'calendar', 'past', 'widget', 'event', 'not-found'] as const;
 export type PageName = (typeof PAGE_NAMES)[number];
 /** The pages with a day list. */
 export type DaysPageName = 'calendar' | 'past';

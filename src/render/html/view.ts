@@ -41,6 +41,8 @@ export interface PageView {
   primaryColor: string | null;
   crumbs: { label: string; href: string }[];
   alternates: { type: string; title: string; href: string }[];
+  /** An image for link previews (Open Graph): an event page's event image, else null. */
+  image: string | null;
 }
 
 /** What every view of a build takes: its render context, its site, the locale dates use and the page text. */
@@ -51,11 +53,11 @@ export interface Scope {
   text: PageText;
 }
 
-function scope(ctx: RenderContext, site: SiteContext, text: PageText): Scope {
+export function scope(ctx: RenderContext, site: SiteContext, text: PageText): Scope {
   return { ctx, site, locale: safeLocale(ctx, site.locale), text };
 }
 
-function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feedName: string, crumbs: PageView['crumbs'], description?: string): PageView {
+export function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feedName: string, crumbs: PageView['crumbs'], description?: string): PageView {
   return {
     lang: c.text.lang,
     locale: c.locale,
@@ -70,6 +72,7 @@ function page(c: Scope, file: string, title: string, feeds: SubscribeLinks, feed
     logo: c.site.logo === undefined ? null : new URL(c.site.logo, c.site.siteUrl).href,
     primaryColor: c.site.primaryColor ?? null,
     crumbs,
+    image: null,
     alternates: [
       { type: 'application/rss+xml', title: `${feedName} (RSS)`, href: feeds.rss },
       { type: 'application/atom+xml', title: `${feedName} (Atom)`, href: feeds.atom },
@@ -83,7 +86,7 @@ function siteTitled(title: string, site: SiteContext): string {
   return title === site.title ? title : `${title} · ${site.title}`;
 }
 
-function zoneOf(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
+export function zoneOf(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
   return safeZone(ctx, cal.timeZone, safeZone(ctx, site.timeZone));
 }
 
@@ -108,7 +111,7 @@ export function splitEvents<E extends ListEvent>(ctx: RenderContext, cal: Calend
   return splitByNow(ctx, events, zoneOf(ctx, cal, site), site.clock);
 }
 
-function description(ctx: RenderContext, html: string | undefined, baseUrl: string | undefined): string | null {
+export function description(ctx: RenderContext, html: string | undefined, baseUrl: string | undefined): string | null {
   if (!html) return null;
   const clean = sanitizeHtml(ctx, html, baseUrl).trim();
   return clean === '' ? null : clean;
@@ -125,24 +128,6 @@ export function upcomingCounts(ctx: RenderContext, model: SiteModel, site: SiteC
 }
 
 /** View of index.html. */
-export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, site: SiteContext, text: PageText) {
-  const c = scope(ctx, site, text);
-  const file = paths.site('index.html');
-  const subscribe = subscribeLinks(site.siteUrl, null, site.title);
-  const calendars = calendarList.map((cal) => {
-    const count = upcoming.get(cal.id) ?? 0;
-    return {
-      title: cal.title,
-      href: relHref(file, paths.calendar(cal.slug, 'index.html')),
-      description: description(ctx, cal.description, safeHttpUrl(ctx, cal.url) ?? undefined),
-      upcomingCount: count,
-      upcomingOne: count === 1,
-      subscribe: subscribeLinks(site.siteUrl, cal.slug, cal.title),
-    };
-  });
-  return { page: page(c, file, site.title, subscribe, site.title, []), calendars, subscribe, copyId: 'calfeed-url-all' };
-}
-
 /** Views of a calendar's index.html, past.html and widget.html. */
 export function calendarViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext, text: PageText) {
   const views = calendarDayViews(ctx, cal, events, site, text);
@@ -297,8 +282,9 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
           primaryColor: shared.page.primaryColor,
           crumbs: shared.page.crumbs,
           alternates: shared.page.alternates,
+          image: safeHttpUrl(ctx, e.image),
         }
-      : page(c, file, title, subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(ctx, e.description)),
+      : { ...page(c, file, title, subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(ctx, e.description)), image: safeHttpUrl(ctx, e.image) },
     calendar: shared ? shared.calendar : { title: cal.title, href: relHref(file, indexFile), timeZone: zone },
     event: {
       title: e.title,

@@ -8,6 +8,8 @@
 //   CDATA: we pass HTML-escaped titles and bodies in which no "]]>" can remain;
 // - attribute values get only '&' and '"' escaped, so a '<' in a category would break the XML: we
 //   drop '<' from category names;
+// - it types an Atom image link by the URL's extension ("image//x" without one, "image/jpg"): only
+//   URLs with a known image extension get one, its type mended; RSS enclosures get our type;
 // - it writes JSON Feed version 1 and ignores `language`: we rewrite the JSON (version 1.1, ids,
 //   plain-text titles, `authors`, `language`, and the `_calfeed` extension for widget.js).
 
@@ -19,7 +21,7 @@ import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
-import { calfeedExtension, eventLinks, itemBody, itemTitle } from './item.js';
+import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle } from './item.js';
 import { eventEndMs, sortByStart, zoneLookup } from './when.js';
 
 export interface SyndicationFeeds {
@@ -112,6 +114,13 @@ function buildFeed(ctx: RenderContext, cal: Calendar | null, calendars: Calendar
         .map((c) => ({ name: c, term: c })),
     };
     if (withPublished) item.published = new Date(eventPublished(event));
+    const image = eventImage(ctx, event);
+    if (image?.type !== undefined) {
+      // RSS: an enclosure of the stated type (its length unknown: 0, as RSS readers expect). Atom:
+      // feed 6 writes the link's type from the extension, so only URLs with a known one go there.
+      if (withPublished) item.image = image.url;
+      else item.enclosure = { url: image.url, type: image.type, length: 0 };
+    }
     feed.addItem(item);
   }
   return feed;
@@ -134,12 +143,31 @@ function jsonFeed(ctx: RenderContext, feed: Feed, entries: Entry[], site: SiteCo
         id: entry.uid,
         // JSON Feed titles are plain text; consumers escape them (the HTML formats carry escaped ones).
         title: entry.title,
+        ...imageField(ctx, entry.event),
         _calfeed: calfeedExtension(ctx, entry.event, site, entry.zone),
       };
     }),
   };
   // Escape < > & as \u escapes: the same JSON, but safe to inline in a <script> on a host page.
   return JSON.stringify(out, null, 2).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+}
+
+/**
+ * feed 6 types an image link "image/" + the URL's extension as written ("image/jpg", "image/PNG"):
+ * each becomes the registered type. Only link elements are touched: titles are escaped and bodies
+ * sanitized, so no "<link" of the portal's can be in them.
+ */
+function atomImageTypes(atom: string): string {
+  return atom.replace(/(<link rel="enclosure" href="[^"<>]*" type=")image\/([A-Za-z0-9]+)("\/>)/g, (all, head: string, ext: string, tail: string) => {
+    const type = imageType(ext);
+    return type === undefined ? all : head + type + tail;
+  });
+}
+
+/** JSON Feed's `image`: any http(s) image URL (it needs no media type). */
+function imageField(ctx: RenderContext, event: FeedEvent): { image?: string } {
+  const image = eventImage(ctx, event);
+  return image ? { image: image.url } : {};
 }
 
 /** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null). */
@@ -162,7 +190,7 @@ export function renderFeeds(ctx: RenderContext, cal: Calendar | null, calendars:
   const rss = buildFeed(ctx, cal, calendars, entries, updated, site, false);
   return {
     rss: stripControl(rss.rss2()) + '\n',
-    atom: stripControl(atomAndJson.atom1()) + '\n',
+    atom: atomImageTypes(stripControl(atomAndJson.atom1())) + '\n',
     json: jsonFeed(ctx, atomAndJson, entries, site),
   };
 }

@@ -19,6 +19,26 @@ export function eventLinks(ctx: RenderContext, event: FeedEvent, site: SiteConte
   };
 }
 
+/** Media types of the image formats feed readers show, by file extension. */
+const IMAGE_TYPES: Record<string, string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif' };
+
+/** The media type of an image file extension (any case), if readers show that format. */
+export function imageType(extension: string): string | undefined {
+  return Object.hasOwn(IMAGE_TYPES, extension.toLowerCase()) ? IMAGE_TYPES[extension.toLowerCase()] : undefined;
+}
+
+/**
+ * The event's image as an http(s) URL, with its media type when its file name tells it (an RSS
+ * enclosure must state one; an image URL without a known extension goes only where none is needed).
+ */
+export function eventImage(ctx: RenderContext, event: FeedEvent): { url: string; type?: string } | undefined {
+  const url = uriValue(ctx, event.image);
+  if (url === undefined) return undefined;
+  const extension = /\.([a-z0-9]+)$/i.exec(new URL(url).pathname)?.[1];
+  const type = extension === undefined ? undefined : imageType(extension);
+  return type === undefined ? { url } : { url, type };
+}
+
 /**
  * Plain-text item title: the event's own date first (readers sort and show items by their
  * publication date, so the title is where the event's date must be visible), then the title.
@@ -36,6 +56,9 @@ export function itemBody(ctx: RenderContext, event: FeedEvent, site: SiteContext
   parts.push(`<p><strong>When:</strong> ${escapeHtml(formatWhenLong(ctx, event, site.locale, zone))}</p>`);
   const where = event.location?.text ? stripControl(event.location.text).trim() : '';
   if (where) parts.push(`<p><strong>Where:</strong> ${escapeHtml(where)}</p>`);
+  // Readers that ignore enclosures still show an image in the body.
+  const image = eventImage(ctx, event);
+  if (image) parts.push(`<p><img src="${escapeHtml(image.url)}" alt=""></p>`);
   // Relative links in the portal's HTML are relative to the event's portal page.
   if (event.description) parts.push(sanitizeHtml(ctx, event.description, links.portal));
   const more = [`<a href="${escapeHtml(links.page)}">Event page</a>`, `<a href="${escapeHtml(links.ics)}">Add to calendar</a>`];

@@ -248,3 +248,43 @@ describe('determinism', () => {
     expect(JSON.parse(empty.json).items).toEqual([]);
   });
 });
+
+describe('event images', () => {
+  // Each case: the portal's image URL, then what RSS, Atom and JSON Feed should carry.
+  const cases: Array<[string, { rss?: string; atom?: string; json?: string; url?: string }]> = [
+    ['https://portal.example.edu/media/1.jpg', { rss: 'image/jpeg', atom: 'image/jpeg', url: 'https://portal.example.edu/media/1.jpg' }],
+    ['https://portal.example.edu/media/Poster.PNG?v=2&size=l', { rss: 'image/png', atom: 'image/png', url: 'https://portal.example.edu/media/Poster.PNG?v=2&size=l' }],
+    // No extension: no media type to state, so no enclosure; JSON Feed and the body still show it.
+    ['https://portal.example.edu/media/image?id=7', { url: 'https://portal.example.edu/media/image?id=7' }],
+    ['https://portal.example.edu/a.b/photo', { url: 'https://portal.example.edu/a.b/photo' }],
+    ['javascript:alert(1)//x.png', {}],
+    ['data:image/png;base64,AAAA', {}],
+  ];
+  it.each(cases)('%s: an enclosure of the right type where one can be stated, JSON Feed image and an <img> in the body', async (image, want) => {
+    const model = sampleModel();
+    const events = allEvents(model).map((e) => (e.id === 'e1' ? { ...e, image } : e));
+    const { rss, atom, json } = renderSyndication(ctx, null, model.calendars, events, site);
+    expect(XMLValidator.validate(rss)).toBe(true);
+    expect(XMLValidator.validate(atom)).toBe(true);
+    const rssItem = rssItems(rss).find((i) => String(i.link).endsWith('/e1.html'))!;
+    const enclosure = rssItem.enclosure as Node | undefined;
+    expect(enclosure?.['@type']).toBe(want.rss);
+    if (want.rss) {
+      expect(enclosure!['@url']).toBe(want.url);
+      expect(enclosure!['@length']).toBe('0');
+      // And as a feed reader sees it.
+      const parsed = await rssParser.parseString(rss);
+      expect(parsed.items.find((i) => i.link?.endsWith('/e1.html'))?.enclosure).toEqual({ url: want.url, type: want.rss, length: '0' });
+    }
+    const entry = atomEntries(atom).find((e) => (e.link as Node[]).some((l) => String(l['@href']).endsWith('/e1.html')))!;
+    const links = (entry.link as Node[]).filter((l) => l['@rel'] === 'enclosure');
+    expect(links.map((l) => [l['@href'], l['@type']])).toEqual(want.atom ? [[want.url, want.atom]] : []);
+    const item = (JSON.parse(json) as { items: Array<{ url: string; image?: string; content_html: string }> }).items.find((i) => i.url.endsWith('/e1.html'))!;
+    expect(item.image).toBe(want.url);
+    const body = String(text(rssItem.description));
+    if (want.url) expect(body).toContain(`<img src="${want.url.replace(/&/g, '&amp;')}" alt="">`);
+    else expect(body).not.toContain('<img');
+    // The other items have no image anywhere.
+    expect(rssItems(rss).filter((i) => i.enclosure !== undefined)).toHaveLength(want.rss ? 1 : 0);
+  });
+});

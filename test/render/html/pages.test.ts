@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
-import { upcomingCounts } from '../../../src/render/html/index.js';
+import { homeEvents, upcomingCounts } from '../../../src/render/html/index.js';
 import type { FeedEvent } from '../../../src/model.js';
 import { loadHtmlRenderer, type HtmlRenderer } from '../../../src/render/html/index.js';
 import { SAMPLE_NOW, sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
@@ -99,7 +99,7 @@ describe('subscribe links', () => {
   });
 
   it('on the index page: the combined feeds and each calendar with its own', () => {
-    const doc = parse(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), site));
+    const doc = parse(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), site));
     const hrefs = select(doc, 'a').map((a) => a.attribs.href);
     expect(hrefs).toContain('webcal://events.example.edu/feeds/calendar.ics');
     expect(hrefs).toContain('https://events.example.edu/feeds/rss.xml');

@@ -2,7 +2,7 @@
 // build does, so tests can follow links between pages.
 
 import type { SiteContext, SiteModel } from '../../../src/model.js';
-import { upcomingCounts } from '../../../src/render/html/index.js';
+import { homeEvents, upcomingCounts } from '../../../src/render/html/index.js';
 import { paths } from '../../../src/paths.js';
 import { createRenderContext } from '../../../src/render/context.js';
 import type { HtmlRenderer } from '../../../src/render/html/index.js';
@@ -11,7 +11,7 @@ export function renderHtmlSite(html: HtmlRenderer, model: SiteModel, site: SiteC
   // One context per site rendered, as one per build.
   const ctx = createRenderContext();
   const files = new Map<string, string>(Object.entries(html.assets(site)));
-  files.set(paths.site('index.html'), html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), site));
+  files.set(paths.site('index.html'), html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), homeEvents(ctx, model, site), site));
   for (const cal of model.calendars) {
     const events = model.events.get(cal.id) ?? [];
     const pages = html.calendar(ctx, cal, events, site);

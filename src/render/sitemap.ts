@@ -1,0 +1,47 @@
+// sitemap.xml and robots.txt (sitemaps.org protocol 0.9): every page of the site a search engine
+// should index, from the set of files being published, so they list exactly what is there.
+// A sitemap holds at most 50,000 URLs: past that, sitemap.xml is an index of sitemap-1.xml,
+// sitemap-2.xml and so on, each listing a slice of the pages in path order.
+
+import { absoluteUrl, paths } from '../paths.js';
+import { escapeHtml } from './text.js';
+
+/** URLs one sitemap file may list (the protocol's limit). */
+export const SITEMAP_MAX_URLS = 50_000;
+
+const XMLNS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+
+/** Pages worth indexing: HTML pages but a calendar's widget.html (a frame for other sites) and 404.html. */
+export function isIndexablePage(relPath: string): boolean {
+  return relPath.endsWith('.html') && !relPath.endsWith('/widget.html') && relPath !== '404.html';
+}
+
+/** The sitemap files for the given output paths (any order; others than pages are left out), by path. */
+export function renderSitemaps(siteUrl: string, relPaths: Iterable<string>, maxUrls = SITEMAP_MAX_URLS): Map<string, string> {
+  const pages = [...relPaths].filter(isIndexablePage).sort();
+  const urlset = (slice: readonly string[]): string =>
+    `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="${XMLNS}">\n` +
+    slice.map((p) => `<url><loc>${escapeHtml(absoluteUrl(siteUrl, p))}</loc></url>\n`).join('') +
+    '</urlset>\n';
+  if (pages.length <= maxUrls) return new Map([[paths.site('sitemap.xml'), urlset(pages)]]);
+  const files = new Map<string, string>();
+  const names: string[] = [];
+  for (let i = 0; i * maxUrls < pages.length; i++) {
+    const name = paths.sitemapPart(i + 1);
+    names.push(name);
+    files.set(name, urlset(pages.slice(i * maxUrls, (i + 1) * maxUrls)));
+  }
+  const index =
+    `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="${XMLNS}">\n` +
+    names.map((n) => `<sitemap><loc>${escapeHtml(absoluteUrl(siteUrl, n))}</loc></sitemap>\n`).join('') +
+    '</sitemapindex>\n';
+  return new Map([[paths.site('sitemap.xml'), index], ...files]);
+}
+
+/**
+ * robots.txt: everything may be crawled, and where the sitemap is. Crawlers read it only at the
+ * root of a host: for a site served under a path, copy its Sitemap line into the host's own.
+ */
+export function renderRobots(siteUrl: string): string {
+  return `User-agent: *\nAllow: /\n\nSitemap: ${absoluteUrl(siteUrl, paths.site('sitemap.xml'))}\n`;
+}
