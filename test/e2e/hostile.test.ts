@@ -115,7 +115,7 @@ describe.each(['env', 'token-file'])('a hostile build with the token from %s', (
     // The top level is calfeed's layout, nothing a climbing id made up (etc/, passwd...).
     const top = new Set(inOut.filter((e) => !e.path.includes('/')).map((e) => e.path));
     expect([...top].sort()).toEqual(
-      ['_headers', 'atom.xml', 'calendar.ics', 'calendars', 'event-calendar', 'event-calendars', 'feed.json', 'index.html', 'manifest.json', 'page.js', 'rss.xml', 'style.css', 'widget.js'].sort(),
+      ['404.html', '_headers', 'atom.xml', 'calendar.ics', 'calendars', 'event-calendar', 'event-calendars', 'feed.json', 'index.html', 'manifest.json', 'page.js', 'robots.txt', 'rss.xml', 'sitemap.xml', 'style.css', 'widget.js'].sort(),
     );
   });
 
@@ -190,7 +190,7 @@ describe('markup from the API', () => {
     let okLinks = 0;
     for (const file of pages) {
       const html = await read(main(), file);
-      const report = inspectHtml(html, { page: true });
+      const report = inspectHtml(html, { page: true, siteUrl: SITE });
       expect(report.problems, file).toEqual([]);
       expect(CONTROL_CHARS.test(html), `${file} contains a control character`).toBe(false);
       okLinks += report.links.filter((l) => l === 'https://ok.example/').length;
@@ -228,7 +228,8 @@ describe('markup from the API', () => {
 
   it('feeds: every .xml is well-formed, with no control characters and no script in any HTML it carries', async () => {
     const xmlFiles = await outFiles(main(), '.xml');
-    expect(xmlFiles.length).toBe(2 + 2 * 9);
+    // The combined and each calendar's RSS and Atom, and sitemap.xml.
+    expect(xmlFiles.length).toBe(2 + 2 * 9 + 1);
     const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', cdataPropName: false, processEntities: true, htmlEntities: false });
     for (const file of xmlFiles) {
       const text = await read(main(), file);

@@ -86,14 +86,22 @@ export interface HtmlReport {
 export interface HtmlPolicy {
   /** A whole page made by calfeed's templates (its own <head>, page.js, JSON-LD) or a fragment of data (nothing allowed). */
   page: boolean;
+  /** The site's URL: page.js may be loaded from it, absolute (404.html is served at any path). */
+  siteUrl?: string;
 }
 
 /**
  * Parse HTML as a browser would tokenize it and report anything that could run script. In a page,
- * calfeed's own head is allowed precisely: <script src=".../page.js" defer> with no body,
+ * calfeed's own head is allowed precisely: <script src=".../page.js" defer> with no body (its
+ * address relative, or absolute in 404.html, which is served at any path),
  * <script type="application/ld+json">, <link rel="stylesheet|canonical|alternate|icon"> (the icon
  * being the empty `data:,`) and the <meta> tags of the head.
  */
+/** page.js as calfeed's pages load it: relative, or from the site's URL. */
+function isOwnScript(src: string | undefined, policy: HtmlPolicy): boolean {
+  return /^(\.\.\/)*page\.js$/.test(src ?? '') || (policy.siteUrl !== undefined && src === policy.siteUrl + 'page.js');
+}
+
 export function inspectHtml(html: string, policy: HtmlPolicy): HtmlReport {
   const report: HtmlReport = { problems: [], jsonLd: [], links: [] };
   let inBody = false;
@@ -115,7 +123,7 @@ export function inspectHtml(html: string, policy: HtmlPolicy): HtmlReport {
         if (name === 'script') {
           const keys = Object.keys(attribs).sort().join(',');
           if (policy.page && attribs.type === 'application/ld+json' && keys === 'type') openScript = { kind: 'ld', text: '' };
-          else if (policy.page && !inBody && keys === 'defer,src' && /^(\.\.\/)*page\.js$/.test(attribs.src ?? '')) openScript = { kind: 'own', text: '' };
+          else if (policy.page && !inBody && keys === 'defer,src' && isOwnScript(attribs.src, policy)) openScript = { kind: 'own', text: '' };
           else {
             openScript = { kind: 'bad', text: '' };
             report.problems.push(`<script ${JSON.stringify(attribs)}>: not one of calfeed's own scripts`);
