@@ -173,6 +173,23 @@ describe('dates and grouping', () => {
     expect(text(one(byClass(spring, 'event-time'))).trim()).toMatch(/^April 6\s–\s8, 2026$/);
   });
 
+  it('offers no "add to calendar" button on a cancelled event page, only the portal link', () => {
+    const model = sampleModel();
+    const [live, , cancelled] = model.events.get(cal.id)!;
+    const actions = (e: FeedEvent) => byClass(parse(html.event(ctx, cal, e, site)), 'actions').flatMap((p) => select(p, 'a').map((a) => a.attribs.href));
+    expect(actions(live!)).toEqual(['e1.ics', 'https://portal.example.edu/events/e1']);
+    expect(cancelled!.status).toBe('cancelled');
+    expect(actions(cancelled!)).toEqual(['https://portal.example.edu/events/e1']);
+  });
+
+  it('says the date once in the iframe widget: a day and a time, or an all-day range alone', () => {
+    const model = sampleModel();
+    const doc = parse(html.calendar(ctx, cal, model.events.get(cal.id)!, site).widget);
+    const times = byClass(doc, 'event-time').map((p) => text(p).trim());
+    expect(times).toContainEqual(expect.stringMatching(/^Wednesday, March 25, 2026 · 5:00\s–\s7:00\sPM$/));
+    expect(times).toContainEqual(expect.stringMatching(/^April 6\s–\s8, 2026$/));
+  });
+
   it("shows an event page's time in the calendar's zone, with the instants for the visitor's zone", () => {
     const model = sampleModel();
     const doc = parse(html.event(ctx, cal, model.events.get(cal.id)![0]!, site));
