@@ -1,12 +1,35 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+// Files that time a build from outside (a kill or a signal at an instant, a second build while the
+// first runs, a trace of its system calls, a fixed port): they run one at a time, after the rest,
+// so no other test's load moves their instants.
+const TIMED = [
+  'test/e2e/signals.test.ts',
+  'test/e2e/commit.test.ts',
+  'test/e2e/durable.test.ts',
+  'test/e2e/faults.test.ts',
+  'test/e2e/readme.test.ts',
+  'test/publish/lock.test.ts',
+];
+
+const shared = {
+  // End-to-end tests spawn the CLI and a demo portal; give them room on a 2-core CI machine.
+  testTimeout: 60_000,
+  hookTimeout: 60_000,
+  pool: 'forks' as const,
+};
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // End-to-end tests spawn the CLI and a demo portal; give them room on a 2-core CI machine.
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
     reporters: ['default', './test/support/summary-reporter.ts'],
+    projects: [
+      {
+        // Two files at a time even on 2 cores: an end-to-end file keeps about one core busy (it
+        // waits on the CLI it spawns), so one at a time left the second core mostly idle.
+        test: { ...shared, name: 'parallel', include: ['test/**/*.test.ts'], exclude: TIMED, maxWorkers: Math.max(2, availableParallelism() - 1), sequence: { groupOrder: 0 } },
+      },
+      { test: { ...shared, name: 'timed', include: TIMED, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
