@@ -3,15 +3,14 @@
 // site.test.ts covers the same pages on the fixed sample model, where exact texts can be asserted.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
-import { startPreviewServer } from '../../src/serve/index.js';
-import { launchChromium, openRecordingPage, type PageRecord } from '../support/browser.js';
+import { launchChromium, openRecordingPage, startWidgetHost, type PageRecord } from '../support/browser.js';
 import { CLI, runCli } from '../support/cli.js';
 
 let work: string;
@@ -67,13 +66,7 @@ beforeAll(async () => {
   });
   expect(build.code, build.stderr).toBe(0);
   serve = await startServe(join(work, 'site'), port);
-  await mkdir(join(work, 'host'));
-  await writeFile(
-    join(work, 'host', 'index.html'),
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>News</title><link rel="icon" href="data:,"></head>
-<body><div id="events" data-calfeed-calendar="science"></div><script src="${siteUrl}widget.js" async></script></body></html>`,
-  );
-  host = await startPreviewServer({ dir: join(work, 'host'), port: 0 });
+  host = await startWidgetHost(work, siteUrl, { lang: 'en', title: 'News' });
   browser = await launchChromium();
 });
 

@@ -1,14 +1,14 @@
 // A site built with `--locale lt`, in Chromium: the page text is Lithuanian under lang="lt", and so
 // is what page.js and widget.js write (the copy button, the visitor's zone, the widget's list).
 
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { startPreviewServer } from '../../src/serve/index.js';
-import { launchChromium, openRecordingPage, type PageRecord } from '../support/browser.js';
+import { launchChromium, openRecordingPage, startWidgetHost, type PageRecord } from '../support/browser.js';
 import { runCli } from '../support/cli.js';
 
 let work: string;
@@ -27,7 +27,6 @@ function openPage(options: BrowserContextOptions = {}): Promise<Page> {
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'calfeed-lt-'));
   portal = await startDemoPortal();
-  await mkdir(join(work, 'host'));
   // Pages link each other relatively, and widget.js finds the feeds beside itself: the site URL
   // the build is told is only in feeds and subscribe links.
   const build = await runCli(['build', '--base-url', portal.url, '--out', join(work, 'site'), '--cache-dir', join(work, 'cache'), '--time-zone', portal.timeZone, '--site-url', 'https://events.example.edu/', '--locale', 'lt,en', '--quiet'], {
@@ -37,12 +36,7 @@ beforeAll(async () => {
   expect(build.code, build.stderr).toBe(0);
   site = await startPreviewServer({ dir: join(work, 'site'), port: 0 });
   // A Lithuanian news site on another origin, embedding the widget as documented.
-  await writeFile(
-    join(work, 'host', 'index.html'),
-    `<!doctype html><html lang="lt-LT"><head><meta charset="utf-8"><title>Naujienos</title><link rel="icon" href="data:,"></head>
-<body><div id="events" data-calfeed-calendar="science"></div><script src="${site.url}widget.js" async></script></body></html>`,
-  );
-  host = await startPreviewServer({ dir: join(work, 'host'), port: 0 });
+  host = await startWidgetHost(work, site.url, { lang: 'lt-LT', title: 'Naujienos' });
   browser = await launchChromium();
 });
 

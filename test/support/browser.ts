@@ -1,7 +1,10 @@
 // Debian's Chromium driven by playwright-core, with pages that record what a visitor would suffer:
 // console errors, uncaught exceptions and dialogs (an alert from injected script).
 import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { startPreviewServer } from '../../src/serve/index.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -39,4 +42,18 @@ export async function openRecordingPage(browser: Browser, record: PageRecord, op
     void dialog.dismiss();
   });
   return page;
+}
+
+/**
+ * A news site of another origin (`{work}/host`, served on a port of its own) embedding the widget of
+ * the site at siteUrl for the science calendar, as the README shows; its page in `lang`.
+ */
+export async function startWidgetHost(work: string, siteUrl: string, page: { lang: string; title: string }): Promise<{ url: string; close(): Promise<void> }> {
+  await mkdir(join(work, 'host'), { recursive: true });
+  await writeFile(
+    join(work, 'host', 'index.html'),
+    `<!doctype html><html lang="${page.lang}"><head><meta charset="utf-8"><title>${page.title}</title><link rel="icon" href="data:,"></head>
+<body><div id="events" data-calfeed-calendar="science"></div><script src="${siteUrl}widget.js" async></script></body></html>`,
+  );
+  return startPreviewServer({ dir: join(work, 'host'), port: 0 });
 }
