@@ -82,10 +82,10 @@ export class SiteRenderer {
   // its removed events' entries. Nothing per live event: while the crawl goes on, its events'
   // entries are made again at the end, from the spooled refs, as each calendar's were.
   private readonly done = new Map<string, { icsKey: string; removed: IcsEntry[] }>();
-  // The combined feeds' items so far: the first feedLimit of the calendars rendered.
-  private feedCandidates: EventRef[] = [];
-  // The home page's events so far: the first HOME_CANDIDATES upcoming of the calendars rendered.
-  private homeCandidates: EventRef[] = [];
+  // The soonest upcoming events of the calendars rendered so far, as many as the combined feeds or
+  // the home page list (soonestKept): the first of them are each one's events.
+  private soonest: EventRef[] = [];
+  private readonly soonestKept: number;
   private newest = 0;
   private readonly until = (t: number): void => {
     if (t < this.stableUntil) this.stableUntil = t;
@@ -96,6 +96,7 @@ export class SiteRenderer {
     private readonly input: RenderInput,
   ) {
     this.environment = renderEnvironment(input.site, input.html.fingerprint);
+    this.soonestKept = Math.max(0, input.site.feedLimit, HOME_CANDIDATES);
     this.calendarsJson = JSON.stringify(input.calendars);
   }
 
@@ -118,12 +119,11 @@ export class SiteRenderer {
     this.newest = Math.max(this.newest, newest);
     // A calendar's first feedLimit upcoming events are its feeds' items (selectFeedEvents: compareRefs
     // orders refs as sortByStart orders events), and the first feedLimit of those together are the
-    // combined feeds' items.
+    // combined feeds' items; the first HOME_CANDIDATES together, the home page's.
     const limit = Math.max(0, site.feedLimit);
     const upcoming = refs.filter((r) => inFeedWindow(r.end, site));
     const candidates = upcoming.slice(0, limit);
-    this.feedCandidates = [...this.feedCandidates, ...candidates].sort(compareRefs).slice(0, limit);
-    this.homeCandidates = [...this.homeCandidates, ...upcoming.slice(0, HOME_CANDIDATES)].sort(compareRefs).slice(0, HOME_CANDIDATES);
+    this.soonest = [...this.soonest, ...upcoming.slice(0, this.soonestKept)].sort(compareRefs).slice(0, this.soonestKept);
     // Recorded before the first await, so a second call for this calendar fails at once.
     this.done.set(cal.id, { icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
@@ -204,7 +204,8 @@ export class SiteRenderer {
   /** The combined feeds: the first feedLimit of the calendars' feed items. */
   private async combinedFeeds(): Promise<void> {
     const { ctx, calendars, spool, calendarFiles } = this.input;
-    const { feedCandidates: selected, newest } = this;
+    const { newest } = this;
+    const selected = this.soonest.slice(0, Math.max(0, this.input.site.feedLimit));
     const files = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
     const key = combinedFeedsKey(this.environment, this.calendarsJson, selected, newest, (ref) => spool.record(ref));
     const until = await calendarFiles.write('combined feeds', key, files, async () => {
@@ -221,7 +222,7 @@ export class SiteRenderer {
   /** index.html: the soonest upcoming events, the calendars and each one's upcoming count. */
   private async index(): Promise<void> {
     const { ctx, calendars, html, spool, calendarFiles } = this.input;
-    const shown = this.homeCandidates;
+    const shown = this.soonest.slice(0, HOME_CANDIDATES);
     const key = indexKey(this.environment, this.calendarsJson, calendars.map((c) => this.upcoming.get(c.id) ?? 0), shown, (ref) => spool.record(ref));
     const until = await calendarFiles.write('index', key, [paths.site('index.html')], async () => {
       const site = ownClock(this.input.site);
