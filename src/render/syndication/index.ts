@@ -21,7 +21,7 @@ import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
-import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle } from './item.js';
+import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle, type EventImage } from './item.js';
 import { eventEndMs, sortByStart, zoneLookup } from './when.js';
 
 export interface SyndicationFeeds {
@@ -36,6 +36,7 @@ interface Entry {
   uid: string;
   title: string;
   body: string;
+  image: EventImage | undefined;
 }
 
 /** Upcoming events for the feeds: not ended at site.now, not removed, by start then id, at most feedLimit. */
@@ -99,7 +100,7 @@ function buildFeed(ctx: RenderContext, cal: Calendar | null, calendars: Calendar
     // Atom requires an author on the feed or on every entry.
     author: { name: stripControl(site.title).trim() || 'calfeed' },
   });
-  for (const { event, uid, title: itemText, body } of entries) {
+  for (const { event, uid, title: itemText, body, image } of entries) {
     const item: Item = {
       // Both formats put the title in CDATA marked (Atom) or read (most RSS readers) as HTML.
       title: escapeMarkup(itemText),
@@ -114,7 +115,6 @@ function buildFeed(ctx: RenderContext, cal: Calendar | null, calendars: Calendar
         .map((c) => ({ name: c, term: c })),
     };
     if (withPublished) item.published = new Date(eventPublished(event));
-    const image = eventImage(ctx, event);
     if (image?.type !== undefined) {
       // RSS: an enclosure of the stated type (its length unknown: 0, as RSS readers expect). Atom:
       // feed 6 writes the link's type from the extension, so only URLs with a known one go there.
@@ -143,7 +143,7 @@ function jsonFeed(ctx: RenderContext, feed: Feed, entries: Entry[], site: SiteCo
         id: entry.uid,
         // JSON Feed titles are plain text; consumers escape them (the HTML formats carry escaped ones).
         title: entry.title,
-        ...imageField(ctx, entry.event),
+        ...(entry.image ? { image: entry.image.url } : {}),
         _calfeed: calfeedExtension(ctx, entry.event, site, entry.zone),
       };
     }),
@@ -164,12 +164,6 @@ function atomImageTypes(atom: string): string {
   });
 }
 
-/** JSON Feed's `image`: any http(s) image URL (it needs no media type). */
-function imageField(ctx: RenderContext, event: FeedEvent): { image?: string } {
-  const image = eventImage(ctx, event);
-  return image ? { image: image.url } : {};
-}
-
 /** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null). */
 export function renderSyndication(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): SyndicationFeeds {
   return renderFeeds(ctx, cal, calendars, selectFeedEvents(ctx, events, calendars, site), newestStamp(events), site);
@@ -183,7 +177,8 @@ export function renderFeeds(ctx: RenderContext, cal: Calendar | null, calendars:
   const zoneFor = zoneLookup(calendars, site);
   const entries: Entry[] = selected.map((event) => {
     const zone = zoneFor(event);
-    return { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone), body: itemBody(ctx, event, site, zone) };
+    const image = eventImage(ctx, event);
+    return { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone), body: itemBody(ctx, event, site, zone, image), image };
   });
   const updated = new Date(selected.length ? newestStamp(selected) : fallbackStamp);
   const atomAndJson = buildFeed(ctx, cal, calendars, entries, updated, site, true);

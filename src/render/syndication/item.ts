@@ -27,11 +27,16 @@ export function imageType(extension: string): string | undefined {
   return Object.hasOwn(IMAGE_TYPES, extension.toLowerCase()) ? IMAGE_TYPES[extension.toLowerCase()] : undefined;
 }
 
+export interface EventImage {
+  url: string;
+  type?: string;
+}
+
 /**
  * The event's image as an http(s) URL, with its media type when its file name tells it (an RSS
  * enclosure must state one; an image URL without a known extension goes only where none is needed).
  */
-export function eventImage(ctx: RenderContext, event: FeedEvent): { url: string; type?: string } | undefined {
+export function eventImage(ctx: RenderContext, event: FeedEvent): EventImage | undefined {
   const url = uriValue(ctx, event.image);
   if (url === undefined) return undefined;
   const extension = /\.([a-z0-9]+)$/i.exec(new URL(url).pathname)?.[1];
@@ -48,8 +53,8 @@ export function itemTitle(ctx: RenderContext, event: FeedEvent, site: SiteContex
   return isCancelled(event) ? `Cancelled: ${title}` : title;
 }
 
-/** The item body as HTML: cancellation notice, when (with zone), where, description, links. */
-export function itemBody(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string): string {
+/** The item body as HTML: cancellation notice, when (with zone), where, the image (eventImage), description, links. */
+export function itemBody(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string, image: EventImage | undefined): string {
   const links = eventLinks(ctx, event, site);
   const parts: string[] = [];
   if (isCancelled(event)) parts.push('<p><strong>This event has been cancelled.</strong></p>');
@@ -57,7 +62,6 @@ export function itemBody(ctx: RenderContext, event: FeedEvent, site: SiteContext
   const where = event.location?.text ? stripControl(event.location.text).trim() : '';
   if (where) parts.push(`<p><strong>Where:</strong> ${escapeHtml(where)}</p>`);
   // Readers that ignore enclosures still show an image in the body.
-  const image = eventImage(ctx, event);
   if (image) parts.push(`<p><img src="${escapeHtml(image.url)}" alt=""></p>`);
   // Relative links in the portal's HTML are relative to the event's portal page.
   if (event.description) parts.push(sanitizeHtml(ctx, event.description, links.portal));
