@@ -13,7 +13,7 @@ const XMLNS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 
 /** Pages worth indexing: HTML pages but a calendar's widget.html (a frame for other sites) and 404.html. */
 export function isIndexablePage(relPath: string): boolean {
-  return relPath.endsWith('.html') && !relPath.endsWith('/widget.html') && relPath !== '404.html';
+  return relPath.endsWith('.html') && !relPath.endsWith('/widget.html') && relPath !== paths.site('404.html');
 }
 
 /** The sitemap files for the given output paths (any order; others than pages are left out), by path. */
