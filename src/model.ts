@@ -47,6 +47,21 @@ export interface EventOrganizer {
 
 export type EventStatus = 'confirmed' | 'tentative' | 'cancelled';
 
+/**
+ * A category found across calendars: its identity (categoryKey in src/paths.ts), its folder
+ * (categorySlug) and the name shown for it, the spelling most of its events use.
+ */
+export interface Category {
+  key: string;
+  slug: string;
+  name: string;
+}
+
+/** Whether the owner of a feed or calendar file is a category (else a calendar). */
+export function isCategory(owner: Calendar | Category): owner is Category {
+  return 'key' in owner;
+}
+
 /** A calendar as renderers see it. */
 export interface Calendar {
   /** The portal's id, as a string (numbers are stringified). */

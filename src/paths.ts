@@ -129,6 +129,8 @@ export const paths = {
   /** One event's iCalendar file ("add to calendar"). */
   eventIcs: (cal: string, ev: string): string => `calendars/${cal}/events/${ev}.ics`,
 
+  /** The list of every category. */
+  categoriesIndex: (): string => 'categories/index.html',
   /** A category's folder (for links; ends with '/'). */
   categoryDir: (slug: string): string => `categories/${slug}/`,
   /** A file of one category. */

@@ -130,7 +130,7 @@ export const CURATED: CalendarSpec[] = [
       { id: 3009, title: 'Climbing Wall Open Day', titleLt: 'Laipiojimo sienos atvirų durų diena', day: -58, at: [12, 0], minutes: 240, location: SPORTS_CENTRE, categories: ['Climbing'] },
       { id: 3010, title: 'Table Tennis Championship', titleLt: 'Stalo teniso čempionatas', day: 102, at: [10, 0], minutes: 480, location: SPORTS_CENTRE, categories: ['Table Tennis', 'Tournament'] },
       { id: 3011, title: 'Orienteering in Pavilniai Regional Park', titleLt: 'Orientavimosi sportas Pavilnių regioniniame parke', day: 115, at: [10, 0], minutes: 180, location: 'Pavilniai Regional Park', categories: ['Orienteering'] },
-      { id: 3012, title: 'Sports Medicine Talk: Preventing Injuries', titleLt: 'Sporto medicinos pokalbis: kaip išvengti traumų', day: 27, at: [17, 0], minutes: 60, location: ONLINE, categories: ['Talk', 'Health'] },
+      { id: 3012, title: 'Sports Medicine Talk: Preventing Injuries', titleLt: 'Sporto medicinos pokalbis: kaip išvengti traumų', day: 27, at: [17, 0], minutes: 60, location: ONLINE, categories: ['Talk', 'Health', 'lecture'] },
     ],
   },
   {

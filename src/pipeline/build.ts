@@ -304,7 +304,7 @@ async function saveState(run: BuildRun, outDir: string, prepared: PreparedStore,
 }
 
 /** A calendar's spooled events: a RefList from the crawl, an array from the saved spool. */
-type SpooledRefs = Iterable<EventRef> & { readonly length: number };
+type SpooledRefs = Iterable<EventRef> & { readonly length: number; at(i: number): EventRef | undefined };
 
 /** What a build renders from: the calendars, their events as spooled, and what the crawl found. */
 interface Gathered {

@@ -2,8 +2,9 @@
 // the fields of each EventRef in typed arrays (a struct of arrays) instead of one object each. An
 // EventRef object cost about 200 bytes (the object, and five of its numbers boxed as heap numbers),
 // all live through the crawl's peak at 100,000 events and traced by every full collection; here a
-// ref costs 57 bytes of typed arrays and its id's slot (the id string is the event's own). The
-// refs are made again as objects, one calendar at a time, when the render reads them.
+// ref costs 57 bytes of typed arrays and its id's slot (the id string is the event's own), and 4
+// bytes per category it is in (each spelling kept once per calendar). The refs are made again as
+// objects, one calendar at a time, when the render reads them.
 
 import type { EventRef } from './spool.js';
 
@@ -18,6 +19,12 @@ export class RefList implements Iterable<EventRef> {
   private sizes = new Uint32Array(SIZES * 16);
   private cancelled = new Uint8Array(16);
   private readonly ids: string[] = [];
+  // Each ref's categories: indices into `spellings`, ref i's from categoryEnds[i - 1] to categoryEnds[i].
+  private categoryEnds = new Uint32Array(16);
+  private categoryIds = new Uint32Array(16);
+  private categoryCount = 0;
+  private readonly spellings: string[] = [];
+  private readonly spellingIds = new Map<string, number>();
 
   constructor(readonly calendarId: string) {}
 
@@ -44,6 +51,16 @@ export class RefList implements Iterable<EventRef> {
     this.sizes[i * SIZES + 1] = ref.veventBytes;
     this.cancelled[i] = ref.cancelled ? 1 : 0;
     this.ids.push(ref.id);
+    for (const spelling of ref.categories) {
+      let id = this.spellingIds.get(spelling);
+      if (id === undefined) {
+        id = this.spellings.push(spelling) - 1;
+        this.spellingIds.set(spelling, id);
+      }
+      if (this.categoryCount === this.categoryIds.length) this.categoryIds = grown(this.categoryIds);
+      this.categoryIds[this.categoryCount++] = id;
+    }
+    this.categoryEnds[i] = this.categoryCount;
   }
 
   /** The ref at index i, as a new object. */
@@ -60,6 +77,7 @@ export class RefList implements Iterable<EventRef> {
       pageStart: numbers[n + 3]!,
       pageEnd: numbers[n + 4]!,
       cancelled: this.cancelled[i] === 1,
+      categories: Array.from(this.categoryIds.subarray(i === 0 ? 0 : this.categoryEnds[i - 1]!, this.categoryEnds[i]!), (id) => this.spellings[id]!),
       at: numbers[n + 5]!,
       jsonBytes: this.sizes[i * SIZES]!,
       veventBytes: this.sizes[i * SIZES + 1]!,
@@ -81,5 +99,13 @@ export class RefList implements Iterable<EventRef> {
     const cancelled = new Uint8Array(cap);
     cancelled.set(this.cancelled);
     this.cancelled = cancelled;
+    this.categoryEnds = grown(this.categoryEnds);
   }
+}
+
+/** A copy of `array` twice as long. */
+function grown(array: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
+  const bigger = new Uint32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
 }

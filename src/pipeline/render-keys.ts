@@ -14,9 +14,9 @@
 // them is kept in memory.
 
 import { createHash, type Hash } from 'node:crypto';
-import { eventStamp, isCancelled, type Calendar, type FeedEvent, type SiteContext } from '../model.js';
+import { eventStamp, isCancelled, type Calendar, type Category, type FeedEvent, type SiteContext } from '../model.js';
 import type { RenderContext } from '../render/context.js';
-import { isUpcoming, pageSpan } from '../render/html/index.js';
+import { isUpcoming, pageSpan, type CategoryCount } from '../render/html/index.js';
 import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
 import type { EventRef, RefFacts } from './spool.js';
 
@@ -34,8 +34,8 @@ export interface IcsEntryKey {
 /**
  * What the build keeps in memory of a spooled event of `cal` to order it and to take every "now"
  * decision about it without reading it back: its instants in its calendar's zone (feed and
- * iCalendar windows, as the feeds and calendar.ics compute them), its page span, and whether it is
- * cancelled (index.html counts upcoming events that are not).
+ * iCalendar windows, as the feeds and calendar.ics compute them), its page span, whether it is
+ * cancelled (index.html counts upcoming events that are not) and its categories (their pages and feeds).
  */
 export function eventFacts(ctx: RenderContext, cal: Calendar, event: FeedEvent, site: SiteContext): RefFacts {
   const page = pageSpan(ctx, cal, event, site);
@@ -46,6 +46,7 @@ export function eventFacts(ctx: RenderContext, cal: Calendar, event: FeedEvent, 
     pageStart: page.start,
     pageEnd: page.end,
     cancelled: isCancelled(event),
+    categories: event.categories,
   };
 }
 
@@ -139,11 +140,43 @@ export function combinedFeedsKey(environment: string, calendars: string, selecte
   return hash.digest('base64url');
 }
 
-/** What index.html is rendered from: the calendars, each one's upcoming count, and the events it lists. */
-export function indexKey(environment: string, calendars: string, upcoming: readonly number[], shown: readonly EventRef[], record: (ref: EventRef) => Buffer): string {
+/** What index.html is rendered from: the calendars and categories, each one's upcoming count, and the events it lists. */
+export function indexKey(environment: string, calendars: string, upcoming: readonly number[], categories: readonly CategoryCount[], shown: readonly EventRef[], record: (ref: EventRef) => Buffer): string {
   const hash = createHash('sha256');
-  for (const part of [SCHEME, 'index', environment, calendars, upcoming.join(',')]) field(hash, part);
+  for (const part of [SCHEME, 'index', environment, calendars, upcoming.join(','), JSON.stringify(categories)]) field(hash, part);
   for (const ref of shown) bytesField(hash, record(ref));
+  return hash.digest('base64url');
+}
+
+export interface CategoryKeyInput {
+  environment: string;
+  calendars: string;
+  category: Category;
+  /** The category's live events, in compareRefs order. */
+  refs: readonly EventRef[];
+  /** Its calendar.ics entries, in file order. */
+  ics: readonly IcsEntryKey[];
+  record: (ref: EventRef) => Buffer;
+}
+
+/** What a category's files are rendered from: the category, its events as spooled, its calendar.ics entries. */
+export function categoryFilesKey(input: CategoryKeyInput): string {
+  const hash = createHash('sha256');
+  for (const part of [SCHEME, 'category', input.environment, input.calendars, JSON.stringify(input.category)]) field(hash, part);
+  const ids: string[] = [];
+  for (const ref of input.refs) {
+    ids.push(ref.calendarId, ref.id);
+    bytesField(hash, input.record(ref));
+  }
+  field(hash, JSON.stringify(ids));
+  addEntries(hash, input.ics);
+  return hash.digest('base64url');
+}
+
+/** What categories/index.html is rendered from: every category with its upcoming count. */
+export function categoriesKey(environment: string, counts: readonly CategoryCount[]): string {
+  const hash = createHash('sha256');
+  for (const part of [SCHEME, 'categories', environment, JSON.stringify(counts)]) field(hash, part);
   return hash.digest('base64url');
 }
 

@@ -13,13 +13,14 @@ import { paths, type CalendarFile, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
 import { ownClock } from '../render/clock.js';
-import { HOME_CANDIDATES, type HtmlRenderer } from '../render/html/index.js';
-import { ICS_FOOTER, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
+import { HOME_CANDIDATES, type CategoryCount, type HtmlRenderer } from '../render/html/index.js';
+import { icsHeader } from '../render/ical/index.js';
 import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
-import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
+import { compareEntries, icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
 import type { PageRenderer } from './page-pool.js';
+import { renderCategories, type IndexedRefs } from './render-categories.js';
 import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, renderEnvironment, upcomingOfRefs } from './render-keys.js';
 import { compareRefs, type EventRef, type EventSpool, spans } from './spool.js';
 
@@ -43,15 +44,6 @@ export interface RenderInput {
   calendarFiles: CalendarFiles;
   /** The fingerprint a removed event's files were last published with. */
   renderedBefore: (calendarId: string, eventId: string) => string | undefined;
-}
-
-/** A VEVENT of a calendar.ics: a spooled event's, or a removed event's rendered now. */
-interface IcsEntry {
-  start: number;
-  calendarId: string;
-  id: string;
-  ref?: EventRef;
-  text?: string;
 }
 
 export interface RenderedSite {
@@ -81,7 +73,7 @@ export class SiteRenderer {
   // What the combined files need of each calendar rendered: the fingerprint of its calendar.ics and
   // its removed events' entries. Nothing per live event: while the crawl goes on, its events'
   // entries are made again at the end, from the spooled refs, as each calendar's were.
-  private readonly done = new Map<string, { icsKey: string; removed: IcsEntry[] }>();
+  private readonly done = new Map<string, { icsKey: string; removed: IcsEntry[]; gone: readonly FeedEvent[] }>();
   // The soonest upcoming events of the calendars rendered so far, as many as the combined feeds or
   // the home page list (soonestKept): the first of them are each one's events.
   private soonest: EventRef[] = [];
@@ -125,7 +117,7 @@ export class SiteRenderer {
     const candidates = upcoming.slice(0, limit);
     this.soonest = [...this.soonest, ...upcoming.slice(0, this.soonestKept)].sort(compareRefs).slice(0, this.soonestKept);
     // Recorded before the first await, so a second call for this calendar fails at once.
-    this.done.set(cal.id, { icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
+    this.done.set(cal.id, { icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined), gone });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics.
@@ -155,7 +147,7 @@ export class SiteRenderer {
    * those calendars and of calendars no longer listed), the calendars removed from the portal
    * (their files stay, every event cancelled), then the combined files and the index.
    */
-  async finish(events: ReadonlyMap<string, Iterable<EventRef>>, removed: readonly FeedEvent[], removedCalendars: readonly Calendar[]): Promise<RenderedSite> {
+  async finish(events: ReadonlyMap<string, IndexedRefs>, removed: readonly FeedEvent[], removedCalendars: readonly Calendar[]): Promise<RenderedSite> {
     const { calendars } = this.input;
     const removedByCalendar = groupBy(removed, (e) => e.calendarId);
     for (const cal of [...calendars, ...removedCalendars]) {
@@ -164,7 +156,11 @@ export class SiteRenderer {
 
     await this.combinedIcs(events, removedByCalendar, removedCalendars);
     await this.combinedFeeds();
-    await this.index();
+    const lists = [...calendars, ...removedCalendars].map((cal) => ({ cal, refs: events.get(cal.id) ?? [], gone: this.done.get(cal.id)!.gone }));
+    const { ctx, spool, html, calendarFiles, site } = this.input;
+    const categories = await renderCategories({ ctx, staging: this.staging, spool, html, calendarFiles, site, calendars, environment: this.environment, calendarsJson: this.calendarsJson }, lists);
+    this.until(categories.until);
+    await this.index(categories.counts);
     for (const [name, content] of Object.entries(this.input.html.assets(this.input.site))) await this.staging.write(paths.site(name as SiteFile), content);
     // Nothing in it changes with the time or the events: written each build, it is unchanged unless the settings are.
     await this.staging.write(paths.site('404.html'), this.input.html.notFound(this.input.ctx, ownClock(this.input.site)));
@@ -219,45 +215,19 @@ export class SiteRenderer {
     this.until(until);
   }
 
-  /** index.html: the soonest upcoming events, the calendars and each one's upcoming count. */
-  private async index(): Promise<void> {
+  /** index.html: the soonest upcoming events, the calendars and categories and each one's upcoming count. */
+  private async index(categories: readonly CategoryCount[]): Promise<void> {
     const { ctx, calendars, html, spool, calendarFiles } = this.input;
     const shown = this.soonest.slice(0, HOME_CANDIDATES);
-    const key = indexKey(this.environment, this.calendarsJson, calendars.map((c) => this.upcoming.get(c.id) ?? 0), shown, (ref) => spool.record(ref));
+    const upcoming = calendars.map((c) => this.upcoming.get(c.id) ?? 0);
+    const key = indexKey(this.environment, this.calendarsJson, upcoming, categories, shown, (ref) => spool.record(ref));
     const until = await calendarFiles.write('index', key, [paths.site('index.html')], async () => {
       const site = ownClock(this.input.site);
-      await this.staging.write(paths.site('index.html'), html.index(ctx, calendars, this.upcoming, spool.events(shown), site));
+      await this.staging.write(paths.site('index.html'), html.index(ctx, calendars, this.upcoming, spool.events(shown), categories, site));
       return site.clock.changesAt;
     });
     this.until(until);
   }
-}
-
-/** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */
-function icsEntries(ctx: RenderContext, refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext): IcsEntry[] {
-  const entries = liveEntries(refs, site);
-  for (const event of removed) {
-    const end = eventEndMs(ctx, event, zone);
-    if (!inIcalWindow(end, site)) continue;
-    entries.push({ start: eventStartMs(ctx, event, zone), calendarId: event.calendarId, id: event.id, text: veventText(ctx, event, site) });
-  }
-  return entries.sort(compareEntries);
-}
-
-/** The calendar.ics entries of live events: those in the iCalendar window, in the order given. */
-function liveEntries(refs: Iterable<EventRef>, site: SiteContext, into: IcsEntry[] = []): IcsEntry[] {
-  for (const ref of refs) if (inIcalWindow(ref.end, site)) into.push({ start: ref.start, calendarId: ref.calendarId, id: ref.id, ref });
-  return into;
-}
-
-// The order sortByStart gives events: start, then calendar id, then event id.
-const compareEntries: (a: IcsEntry, b: IcsEntry) => number = compareRefs;
-
-/** A calendar.ics as pieces: header, each entry's VEVENT, footer (staging gathers them into blocks). */
-function* icsChunks(header: string, entries: readonly IcsEntry[], spool: EventSpool): Generator<string | Buffer> {
-  yield header;
-  for (const entry of entries) yield entry.text ?? spool.vevent(entry.ref!);
-  yield ICS_FOOTER;
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

@@ -5,6 +5,8 @@ import type { EventRef } from '../../src/pipeline/spool.js';
 // Values a ref's numbers can take, and some they should never take but must survive all the same.
 const NUMBERS = [0, -0, 1, -1, 1.5, 1_790_000_000_000, -62_135_596_800_000, 8.64e15, Number.MAX_SAFE_INTEGER, Number.MIN_VALUE, NaN, Infinity, -Infinity];
 
+const CATEGORIES = ['Seminar', 'seminar', 'Ąžuolynas 🌳', 'lone \ud800', ''];
+
 describe('RefList', () => {
   it('gives back exactly the refs pushed, in order, against an array of the objects as oracle', () => {
     let seed = 11;
@@ -26,6 +28,8 @@ describe('RefList', () => {
         pageStart: number(),
         pageEnd: number(),
         cancelled: random(2) === 1,
+        // Spellings repeat across refs (each kept once), and a ref may have none.
+        categories: Array.from({ length: random(4) }, () => CATEGORIES[random(CATEGORIES.length)]!),
         at: random(2) ? random(2 ** 31) * 4096 + random(4096) : random(1e6),
         jsonBytes: random(4) === 0 ? 0xffffffff : random(1e5),
         veventBytes: random(4) === 0 ? 0 : random(1e5),
@@ -43,7 +47,7 @@ describe('RefList', () => {
 
   it('refuses a ref of another calendar, a size past 4 GB, and an index out of range', () => {
     const list = new RefList('a');
-    const ref: EventRef = { calendarId: 'a', id: 'x', start: 1, end: 2, stamp: 3, pageStart: 1, pageEnd: 2, cancelled: false, at: 0, jsonBytes: 10, veventBytes: 20 };
+    const ref: EventRef = { calendarId: 'a', id: 'x', start: 1, end: 2, stamp: 3, pageStart: 1, pageEnd: 2, cancelled: false, categories: ['Seminar'], at: 0, jsonBytes: 10, veventBytes: 20 };
     expect(() => list.push({ ...ref, calendarId: 'b' })).toThrow(/calendar "b"/);
     expect(() => list.push({ ...ref, jsonBytes: 2 ** 32 })).toThrow(RangeError);
     expect(list.length).toBe(0);

@@ -8,7 +8,7 @@ import { sampleEvent } from '../fixtures/sample.js';
 
 /** Facts for a ref whose page span is its start and end. */
 function facts(start: number, end: number, stamp: number): RefFacts {
-  return { start, end, stamp, pageStart: start, pageEnd: end, cancelled: false };
+  return { start, end, stamp, pageStart: start, pageEnd: end, cancelled: false, categories: [] };
 }
 
 describe('EventSpool', () => {

@@ -68,7 +68,7 @@ async function saveThree(): Promise<Map<string, EventRef[]>> {
   const add = (calendarId: string, id: string, start: number): EventRef => {
     const { event } = tracker.observe(eventOf(calendarId, id));
     const output = { vevent: `BEGIN:VEVENT\r\nUID:${id}\r\nEND:VEVENT\r\n`, record: liveRecord(event, id === 'b' ? 'fingerprint-1' : undefined) };
-    return spool.add(eventOf(calendarId, id), output, { start, end: start + 10, stamp: start - 1, pageStart: start, pageEnd: start + 10, cancelled: id === 'b' });
+    return spool.add(eventOf(calendarId, id), output, { start, end: start + 10, stamp: start - 1, pageStart: start, pageEnd: start + 10, cancelled: id === 'b', categories: id === 'a' ? ['Seminar', 'Ąžuolynas'] : [] });
   };
   const events = new Map([
     ['arts', [add('arts', 'a', 100), add('arts', 'b', 50)]],
@@ -144,7 +144,8 @@ describe('the build store', () => {
     const damages: Array<[string, string, RegExp]> = [
       ['notes', text.replace(/"unreadable":\[[^\]]*\]/, '"unreadable":[1]'), /corrupt/],
       ['an event of a calendar not listed', text.replace(/\["arts","a",/, '["nowhere","a",'), /corrupt/],
-      ['a byte count', text.replace(/,(\d+)\]\t/, (_, n: string) => `,${Number(n) + 1}]\t`), /corrupt/],
+      ['a byte count', text.replace(/,(\d+)(,\[[^\]]*\])\]\t/, (_, n: string, categories: string) => `,${Number(n) + 1}${categories}]\t`), /corrupt/],
+      ["an event's categories", text.replace(/,\["Seminar","Ąžuolynas"\]\]\t/, ',["Seminar",1]]\t'), /corrupt/],
       ["an event's history record", text.replace(/(\nS\t[^\n]*\t\{"firstSeen":)/, '$1"then"'), /corrupt/],
       ['a history record', text.replace('\nH\t"', '\nH\t"x'), /corrupt/],
       ['a render record', text.replace(/(\nG\t[^\n]*?)abab/, '$1ABAB'), /corrupt/],
@@ -155,7 +156,7 @@ describe('the build store', () => {
       ['truncated', text.slice(0, -9), /corrupt/],
       ['cut in an event', text.slice(0, 300), /corrupt/],
       ['empty', '', /corrupt/],
-      ['another format', text.replace('"calfeedStore":2', '"calfeedStore":3'), /another calfeed version/],
+      ['another format', text.replace('"calfeedStore":3', '"calfeedStore":4'), /another calfeed version/],
     ];
     for (const [what, damaged, note] of damages) {
       expect(damaged, what).not.toBe(text);
@@ -184,7 +185,7 @@ describe('the build store', () => {
     await saveThree();
     const before = await readFile(file());
     const spool = EventSpool.create(staging, headerLine(HEADER));
-    spool.add(sampleEvent(), { vevent: 'V', record: '{}' }, { start: 1, end: 2, stamp: 0, pageStart: 1, pageEnd: 2, cancelled: false });
+    spool.add(sampleEvent(), { vevent: 'V', record: '{}' }, { start: 1, end: 2, stamp: 0, pageStart: 1, pageEnd: 2, cancelled: false, categories: [] });
     const prepared = await prepareStore(cache, { spool }, storeTail({ history: [], calendars: [], rendered: new Map() }));
     await prepared.discard();
     expect(await readdir(cache)).toEqual(['build-store']);

@@ -62,6 +62,11 @@ function eventHref(cal: Calendar, e: Pick<ListEvent, 'slug'>, fromFile: string):
  * visitor looks for them.
  */
 export function groupByDay(c: Scope, cal: Calendar, events: readonly ListEvent[], zone: string, fromFile: string, todayKey: string | null): DayList {
+  return groupEvents(c, events, zone, todayKey, (e) => item(c, cal, e, zone, fromFile, todayKey));
+}
+
+/** groupByDay for events of any calendars, days in `zone`, each event's view made by `view`. */
+export function groupEvents<E extends ListEvent>(c: Scope, events: readonly E[], zone: string, todayKey: string | null, view: (e: E) => EventItemView): DayList {
   // The events of each day by position, kept apart from their views: a day list of 100,000 events
   // is rendered a few days at a time (parts), its views made only for the days at hand.
   const days = new Map<string, number[]>();
@@ -73,7 +78,7 @@ export function groupByDay(c: Scope, cal: Calendar, events: readonly ListEvent[]
     else days.set(key, [i]);
   });
   const views = (group: Array<[string, number[]]>): DayView[] =>
-    group.map(([key, at]) => ({ key, label: formatDay(c.ctx, key, c.locale), events: at.map((i) => item(c, cal, events[i]!, zone, fromFile, todayKey)) }));
+    group.map(([key, at]) => ({ key, label: formatDay(c.ctx, key, c.locale), events: at.map((i) => view(events[i]!)) }));
   return {
     length: days.size,
     *parts(size) {

@@ -10,6 +10,7 @@ import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { dayKeyOf, eventDayKey, formatDay, formatLongWhen, nextDayKeyAt, safeZone } from './format.js';
 import { relHref, safeHttpUrl, subscribeLinks } from './links.js';
+import { categoryLinks, type CategoryCount } from './category.js';
 import { item, type DayView, type EventItemView } from './days.js';
 import type { PageText } from './messages.js';
 import { description, page, scope, zoneOf, type Scope } from './view.js';
@@ -28,7 +29,7 @@ export function homeEvents(ctx: RenderContext, model: SiteModel, site: SiteConte
   return selectFeedEvents(ctx, [...model.events.values()].flat(), model.calendars, { ...site, feedLimit: HOME_CANDIDATES });
 }
 
-export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], site: SiteContext, text: PageText) {
+export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], categories: readonly CategoryCount[], site: SiteContext, text: PageText) {
   const c = scope(ctx, site, text);
   const file = paths.site('index.html');
   const subscribe = subscribeLinks(site.siteUrl, null, site.title);
@@ -43,7 +44,16 @@ export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming
       subscribe: subscribeLinks(site.siteUrl, cal.slug, cal.title),
     };
   });
-  return { page: page(c, file, site.title, subscribe, site.title, []), ...upcomingSections(c, calendarList, events, file), calendars, subscribe, copyId: 'calfeed-url-all' };
+  return {
+    page: page(c, file, site.title, subscribe, site.title, []),
+    ...upcomingSections(c, calendarList, events, file),
+    calendars,
+    // Those with upcoming events; categories/index.html lists every one.
+    categories: categoryLinks(c, categories.filter((entry) => entry.upcoming > 0), file),
+    categoriesHref: relHref(file, paths.categoriesIndex()),
+    subscribe,
+    copyId: 'calfeed-url-all',
+  };
 }
 
 /**

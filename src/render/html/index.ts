@@ -4,17 +4,19 @@
 // remembers answers).
 
 import { CalfeedError } from '../../errors.js';
-import type { Calendar, FeedEvent, ListEvent, SiteContext } from '../../model.js';
+import type { Calendar, Category, FeedEvent, ListEvent, SiteContext } from '../../model.js';
 import { paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import type { Message, PageText } from './messages.js';
 import { loadTemplates, WIDGET_MESSAGES } from './templates.js';
+import { categoriesView, categoryDayView, type CategoryCount } from './category.js';
 import { indexView, notFoundView } from './home.js';
 import { calendarDayViews, eventView } from './view.js';
 
 export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
 export { isUpcoming } from './format.js';
 export { HOME_CANDIDATES, homeEvents } from './home.js';
+export type { CategoryCount } from './category.js';
 
 export interface HtmlRenderer {
   /**
@@ -22,11 +24,18 @@ export interface HtmlRenderer {
    * every calendar, by start), every calendar with its upcoming-events count (see upcomingCount)
    * and subscribe links.
    */
-  index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], site: SiteContext): string;
+  index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], categories: readonly CategoryCount[], site: SiteContext): string;
   /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
   calendar(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: string; past: string; widget: string };
   /** calendar(), its index and past pages in pieces (a few days each): a page of 100,000 events is never one string. */
   calendarPieces(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: Iterable<string>; past: Iterable<string>; widget: string };
+  /**
+   * categories/{slug}/index.html, in pieces (a few days each): a category's upcoming events of
+   * every calendar (`events`, by start), `upcoming` of them not cancelled.
+   */
+  categoryPieces(ctx: RenderContext, category: Category, calendars: readonly Calendar[], events: readonly ListEvent[], upcoming: number, site: SiteContext): Iterable<string>;
+  /** categories/index.html: every category with its upcoming count. */
+  categories(ctx: RenderContext, counts: readonly CategoryCount[], site: SiteContext): string;
   /** calendars/{slug}/events/{eventSlug}.html: the whole event, with JSON-LD and an "add to calendar" link. */
   event(ctx: RenderContext, cal: Calendar, event: FeedEvent, site: SiteContext): string;
   /** 404.html: what hosts show for a missing URL; its links are absolute, as it is served at any path. */
@@ -72,9 +81,18 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     };
   };
   return {
-    index(ctx, calendars, upcoming, events, site) {
+    index(ctx, calendars, upcoming, events, categories, site) {
       const t = text(site);
-      return templates.render('index', indexView(ctx, calendars, upcoming, events, site, t), t);
+      return templates.render('index', indexView(ctx, calendars, upcoming, events, categories, site, t), t);
+    },
+    categoryPieces(ctx, category, calendars, events, upcoming, site) {
+      const t = text(site);
+      const view = categoryDayView(ctx, category, calendars, events, upcoming, site, t);
+      return templates.renderDays('category', view, view.days, DAYS_PIECE_EVENTS, t);
+    },
+    categories(ctx, counts, site) {
+      const t = text(site);
+      return templates.render('categories', categoriesView(ctx, counts, site, t), t);
     },
     calendar(ctx, cal, events, site) {
       const pieces = calendarPieces(ctx, cal, events, site);

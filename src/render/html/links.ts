@@ -53,10 +53,10 @@ export interface SubscribeLinks {
   json: string;
 }
 
-/** Absolute subscribe URLs for a calendar slug, or for the whole site when slug is null. */
-export function subscribeLinks(siteUrl: string, slug: string | null, name: string): SubscribeLinks {
+/** Absolute subscribe URLs for a calendar slug (or a category's, `of` 'category'), or for the whole site when slug is null. */
+export function subscribeLinks(siteUrl: string, slug: string | null, name: string, of: 'calendar' | 'category' = 'calendar'): SubscribeLinks {
   const file = (f: 'calendar.ics' | 'rss.xml' | 'atom.xml' | 'feed.json'): string =>
-    absoluteUrl(siteUrl, slug === null ? paths.site(f) : paths.calendar(slug, f));
+    absoluteUrl(siteUrl, slug === null ? paths.site(f) : of === 'category' ? paths.category(slug, f) : paths.calendar(slug, f));
   const ics = file('calendar.ics');
   const webcal = ics.replace(/^https?:\/\//i, 'webcal://');
   return {

@@ -19,10 +19,10 @@ import { allDays, type DayList } from './view.js';
 export const BUILTIN_TEMPLATES = fileURLToPath(new URL('../../../templates/', import.meta.url));
 
 /** Pages every renderer needs; a user folder may add partials but not new pages. */
-export const PAGE_NAMES = ['index', 'calendar', 'past', 'widget', 'event', 'not-found'] as const;
+export const PAGE_NAMES = ['index', 'calendar', 'past', 'widget', 'event', 'not-found', 'category', 'categories'] as const;
 export type PageName = (typeof PAGE_NAMES)[number];
 /** The pages with a day list. */
-export type DaysPageName = 'calendar' | 'past';
+export type DaysPageName = 'calendar' | 'past' | 'category';
 
 // strict: a misspelt field in a (user) template fails the build instead of rendering blank.
 // Prototype access stays at Handlebars' closed default: templates only see own properties.
@@ -31,7 +31,7 @@ const COMPILE_OPTIONS: CompileOptions = { strict: true, preventIndent: true };
 /** The messages widget.js shows (it is given them in every language with a catalog). */
 export const WIDGET_MESSAGES = ['status.cancelled', 'calendar.noUpcoming', 'widget.error'] as const;
 /** Message keys the renderer's code uses besides the templates: view.ts, widget.js. */
-const CODE_MESSAGES = ['past.title', ...WIDGET_MESSAGES];
+const CODE_MESSAGES = ['past.title', 'categories.title', ...WIDGET_MESSAGES];
 
 export interface TemplateSet {
   /** Render a page template with a plain view model, its {{t}} text from `text`. */

@@ -16,6 +16,7 @@ import { eventJsonLd } from './jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, subscribeLinks, type SubscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
 import { allDays, groupByDay, item, SEGMENT } from './days.js';
+import { eventCategoryLinks } from './category.js';
 
 export { allDays, type DayList, type DayView, type EventItemView } from './days.js';
 
@@ -303,7 +304,7 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
       portalUrl,
       // The page and its .ics sit side by side.
       icsHref: simple ? `${e.slug}.ics` : relHref(file, paths.eventIcs(cal.slug, e.slug)),
-      categories: e.categories,
+      categories: eventCategoryLinks(e.categories, file),
       organizer: e.organizer?.name || email ? { name: e.organizer?.name ?? null, email: email ? e.organizer?.email ?? null : null, mailto: email } : null,
       image: safeHttpUrl(ctx, e.image),
     },

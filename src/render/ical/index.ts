@@ -1,7 +1,7 @@
 // iCalendar feeds (RFC 5545 with the RFC 7986 calendar properties and the X-WR-* ones Apple,
 // Google and Outlook read). Pure: the same model and site context give the same bytes.
 
-import type { Calendar, FeedEvent, SiteContext } from '../../model.js';
+import { isCategory, type Calendar, type Category, type FeedEvent, type SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
@@ -62,20 +62,28 @@ function windowed(ctx: RenderContext, events: FeedEvent[], calendars: Calendar[]
  * combined (cal null; title = site.title). A calendar file is this, then veventText() of each
  * event in the window in start order, then ICS_FOOTER: the build streams big ones that way.
  */
-export function icsHeader(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], site: SiteContext): string {
-  const header: CalendarHeader = cal
+export function icsHeader(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], site: SiteContext): string {
+  const header: CalendarHeader = !cal
     ? {
-        name: cal.title,
-        description: cal.description ? htmlToText(ctx, cal.description) : '',
-        timeZone: cal.timeZone,
-        source: absoluteUrl(site.siteUrl, paths.calendar(cal.slug, 'calendar.ics')),
-      }
-    : {
         name: site.title,
         description: calendars.length ? `${stripControl(site.title)}: ${calendarList(calendars)}` : '',
         timeZone: site.timeZone,
         source: absoluteUrl(site.siteUrl, paths.site('calendar.ics')),
-      };
+      }
+    : isCategory(cal)
+      ? {
+          // A category's events come from every calendar: the site's zone, as the combined file.
+          name: cal.name,
+          description: `${stripControl(site.title)}: ${stripControl(cal.name)}`,
+          timeZone: site.timeZone,
+          source: absoluteUrl(site.siteUrl, paths.category(cal.slug, 'calendar.ics')),
+        }
+      : {
+          name: cal.title,
+          description: cal.description ? htmlToText(ctx, cal.description) : '',
+          timeZone: cal.timeZone,
+          source: absoluteUrl(site.siteUrl, paths.calendar(cal.slug, 'calendar.ics')),
+        };
   return serialize(headerLines(header, site));
 }
 

@@ -15,7 +15,7 @@
 
 import { createHash } from 'node:crypto';
 import { Feed, type Item } from 'feed';
-import { eventPublished, eventStamp, type Calendar, type FeedEvent, type SiteContext } from '../../model.js';
+import { eventPublished, eventStamp, isCategory, type Calendar, type Category, type FeedEvent, type SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
@@ -77,12 +77,21 @@ function cdataSafe(html: string): string {
   return html.replace(/]]>/g, ']]&gt;');
 }
 
-function buildFeed(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, withPublished: boolean): Feed {
+/** A feed's own title, description, folder and files: a calendar's, a category's or the combined feeds'. */
+function channel(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], site: SiteContext) {
+  const category = cal && isCategory(cal) ? cal : null;
+  const calendar = cal && !isCategory(cal) ? cal : null;
   const file = (name: 'rss.xml' | 'atom.xml' | 'feed.json'): string =>
-    absoluteUrl(site.siteUrl, cal ? paths.calendar(cal.slug, name) : paths.site(name));
-  const title = stripControl(cal ? cal.title : site.title).trim() || 'Events';
-  const description = (cal?.description ? htmlToText(ctx, cal.description) : '') ||
+    absoluteUrl(site.siteUrl, category ? paths.category(category.slug, name) : calendar ? paths.calendar(calendar.slug, name) : paths.site(name));
+  const title = stripControl(category ? category.name : calendar ? calendar.title : site.title).trim() || 'Events';
+  const description = (calendar?.description ? htmlToText(ctx, calendar.description) : '') ||
     (cal ? `Upcoming events: ${title}` : `Upcoming events: ${calendarList(calendars) || title}`);
+  const link = category ? absoluteUrl(site.siteUrl, paths.categoryDir(category.slug)) : calendar ? absoluteUrl(site.siteUrl, paths.calendarDir(calendar.slug)) : site.siteUrl;
+  return { file, title, description, link };
+}
+
+function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, withPublished: boolean): Feed {
+  const { file, title, description, link } = channel(ctx, cal, calendars, site);
   // RSS has no way to say "this is text": many readers render channel text as HTML, as they do item
   // titles, so RSS gets it escaped like them (the RSS feed is the one built without `published`).
   // Atom's title and subtitle are type="text" by default and stay as they are.
@@ -91,7 +100,7 @@ function buildFeed(ctx: RenderContext, cal: Calendar | null, calendars: Calendar
     id: file('atom.xml'),
     title: channelText(title),
     description: channelText(description),
-    link: cal ? absoluteUrl(site.siteUrl, paths.calendarDir(cal.slug)) : site.siteUrl,
+    link,
     updated,
     generator: `calfeed ${stripControl(site.version)}`,
     language: site.locale,
@@ -173,7 +182,7 @@ export function renderSyndication(ctx: RenderContext, cal: Calendar | null, cale
  * The feeds of events already chosen by selectFeedEvents, so a build can pick them without holding
  * every event. Dated by the newest item, else by `fallbackStamp` (newestStamp of all the events).
  */
-export function renderFeeds(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], selected: FeedEvent[], fallbackStamp: number, site: SiteContext): SyndicationFeeds {
+export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], selected: FeedEvent[], fallbackStamp: number, site: SiteContext): SyndicationFeeds {
   const zoneFor = zoneLookup(calendars, site);
   const entries: Entry[] = selected.map((event) => {
     const zone = zoneFor(event);

@@ -24,7 +24,7 @@ function homeOf(events: FeedEvent[], site = sampleSite({ now: NOW })) {
   model.events.set(sampleCalendar().id, events);
   // The events are chosen with a clock of their own, as the build chooses them with each calendar's.
   const choosing = sampleSite({ now: NOW });
-  const page = html.index(ctx, model.calendars, upcomingCounts(ctx, model, choosing), homeEvents(ctx, model, choosing), site);
+  const page = html.index(ctx, model.calendars, upcomingCounts(ctx, model, choosing), homeEvents(ctx, model, choosing), [], site);
   const doc = parse(page);
   const section = (id: string) => {
     const heading = select(doc, 'h2', { id });

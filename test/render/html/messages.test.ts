@@ -80,7 +80,7 @@ describe('the catalog a --locale list picks', () => {
     const model = sampleModel();
     for (const [locales, lang, heading] of [[['lt', 'en'], 'lt', 'Kalendoriai'], [['fr', 'en'], 'en', 'Calendars']] as const) {
       const site = sampleSite({ locale: locales[0], locales });
-      const doc = parse(html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), homeEvents(ctx, model, site), site));
+      const doc = parse(html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), homeEvents(ctx, model, site), [], site));
       expect(select(doc, 'html')[0]!.attribs.lang).toBe(lang);
       expect(select(doc, 'h2').map(text)).toContain(heading);
       const cal = model.calendars[0]!;
@@ -145,6 +145,6 @@ describe('{{t}} in templates', () => {
     const html = await loadHtmlRenderer(dir);
     const model = sampleModel();
     const site = sampleSite({ locale: 'lt' });
-    expect(byClass(parse(html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), homeEvents(ctx, model, site), site)), 'tagline').map(text)).toEqual(['Visa „University Events“']);
+    expect(byClass(parse(html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), homeEvents(ctx, model, site), [], site)), 'tagline').map(text)).toEqual(['Visa „University Events“']);
   });
 });

@@ -99,7 +99,7 @@ describe('subscribe links', () => {
   });
 
   it('on the index page: the combined feeds and each calendar with its own', () => {
-    const doc = parse(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), site));
+    const doc = parse(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), [], site));
     const hrefs = select(doc, 'a').map((a) => a.attribs.href);
     expect(hrefs).toContain('webcal://events.example.edu/feeds/calendar.ics');
     expect(hrefs).toContain('https://events.example.edu/feeds/rss.xml');

@@ -11,7 +11,7 @@ export function renderHtmlSite(html: HtmlRenderer, model: SiteModel, site: SiteC
   // One context per site rendered, as one per build.
   const ctx = createRenderContext();
   const files = new Map<string, string>(Object.entries(html.assets(site)));
-  files.set(paths.site('index.html'), html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), homeEvents(ctx, model, site), site));
+  files.set(paths.site('index.html'), html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), homeEvents(ctx, model, site), [], site));
   for (const cal of model.calendars) {
     const events = model.events.get(cal.id) ?? [];
     const pages = html.calendar(ctx, cal, events, site);

@@ -55,7 +55,7 @@ describe('user templates', () => {
       'pages/index.hbs': '{{#> layouts/base}}<h1>x</h1>{{> brand}}{{/layouts/base}}',
     });
     const html = await loadHtmlRenderer(dir);
-    expect(byClass(parse(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), site)), 'brand').map(text)).toEqual(['University Events']);
+    expect(byClass(parse(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), [], site)), 'brand').map(text)).toEqual(['University Events']);
   });
 
   it('a broken template fails with BUILD naming the file and the line', async () => {
@@ -75,7 +75,7 @@ describe('user templates', () => {
   it('a misspelt field fails the render with BUILD instead of rendering blank', async () => {
     const dir = await userDir({ 'pages/index.hbs': '<h1>{{page.sitetitle}}</h1>' });
     const html = await loadHtmlRenderer(dir);
-    const error = await buildError(Promise.resolve().then(() => html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), site)));
+    const error = await buildError(Promise.resolve().then(() => html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), [], site)));
     expect(error.code).toBe('BUILD');
     expect(error.message).toContain(join(dir, 'pages/index.hbs'));
     expect(error.message).toContain('sitetitle');
@@ -87,8 +87,8 @@ describe('user templates', () => {
       'pages/calendar.hbs': '{{#with calendar}}{{lookup this "constructor"}}{{lookup this "__proto__"}}{{/with}}',
     });
     const html = await loadHtmlRenderer(dir);
-    expect(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), site)).toBe(
-      '[page][featured][today][thisWeek][later][hasUpcoming][calendars][subscribe][copyId]<lang><locale><title><siteTitle><description><home><stylesheet><script><canonical><generator><logo><primaryColor><crumbs><image><alternates>',
+    expect(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), [], site)).toBe(
+      '[page][featured][today][thisWeek][later][hasUpcoming][calendars][categories][categoriesHref][subscribe][copyId]<lang><locale><title><siteTitle><description><home><stylesheet><script><canonical><generator><logo><primaryColor><crumbs><image><alternates>',
     );
     const model = sampleModel();
     const cal = model.calendars[0]!;
@@ -97,7 +97,7 @@ describe('user templates', () => {
 
   it('a file that overrides nothing is a configuration error naming the known names (it used to be ignored)', async () => {
     for (const [rel, near, known] of [
-      ['pages/evnt.hbs', 'pages/event.hbs', 'pages/calendar.hbs, pages/event.hbs, pages/index.hbs, pages/not-found.hbs, pages/past.hbs, pages/widget.hbs'],
+      ['pages/evnt.hbs', 'pages/event.hbs', 'pages/calendar.hbs, pages/categories.hbs, pages/category.hbs, pages/event.hbs, pages/index.hbs, pages/not-found.hbs, pages/past.hbs, pages/widget.hbs'],
       ['layouts/bse.hbs', 'layouts/base.hbs', 'layouts/base.hbs, layouts/widget.hbs'],
       ['partials/subscribes.hbs', 'partials/subscribe.hbs', 'partials/day-list.hbs, partials/event-item.hbs, partials/subscribe.hbs'],
       ['assets/styles.css', 'assets/style.css', 'assets/page.js, assets/style.css, assets/widget.js'],

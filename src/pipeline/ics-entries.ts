@@ -1,0 +1,50 @@
+// The VEVENTs of a calendar.ics file (a calendar's, a category's or the combined one): which events
+// are in it and in what order, and the file as pieces, each VEVENT read from the spool or, for a
+// removed event, rendered now.
+
+import type { FeedEvent, SiteContext } from '../model.js';
+import type { RenderContext } from '../render/context.js';
+import { ICS_FOOTER, inIcalWindow, veventText } from '../render/ical/index.js';
+import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
+import { compareRefs, type EventRef, type EventSpool } from './spool.js';
+
+/** A VEVENT of a calendar.ics: a spooled event's, or a removed event's rendered now. */
+export interface IcsEntry {
+  start: number;
+  calendarId: string;
+  id: string;
+  ref?: EventRef;
+  text?: string;
+}
+
+/** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */
+export function icsEntries(ctx: RenderContext, refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext): IcsEntry[] {
+  const entries = liveEntries(refs, site);
+  for (const event of removed) {
+    const entry = removedEntry(ctx, event, zone, site);
+    if (entry) entries.push(entry);
+  }
+  return entries.sort(compareEntries);
+}
+
+/** A removed event's entry (its VEVENT cancelled), when it is in the iCalendar window; `zone`: its calendar's. */
+export function removedEntry(ctx: RenderContext, event: FeedEvent, zone: string, site: SiteContext): IcsEntry | undefined {
+  if (!inIcalWindow(eventEndMs(ctx, event, zone), site)) return undefined;
+  return { start: eventStartMs(ctx, event, zone), calendarId: event.calendarId, id: event.id, text: veventText(ctx, event, site) };
+}
+
+/** The calendar.ics entries of live events: those in the iCalendar window, in the order given. */
+export function liveEntries(refs: Iterable<EventRef>, site: SiteContext, into: IcsEntry[] = []): IcsEntry[] {
+  for (const ref of refs) if (inIcalWindow(ref.end, site)) into.push({ start: ref.start, calendarId: ref.calendarId, id: ref.id, ref });
+  return into;
+}
+
+// The order sortByStart gives events: start, then calendar id, then event id.
+export const compareEntries: (a: IcsEntry, b: IcsEntry) => number = compareRefs;
+
+/** A calendar.ics as pieces: header, each entry's VEVENT, footer (staging gathers them into blocks). */
+export function* icsChunks(header: string, entries: readonly IcsEntry[], spool: EventSpool): Generator<string | Buffer> {
+  yield header;
+  for (const entry of entries) yield entry.text ?? spool.vevent(entry.ref!);
+  yield ICS_FOOTER;
+}
