@@ -21,16 +21,11 @@ export interface IcsEntry {
 export function icsEntries(ctx: RenderContext, refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext): IcsEntry[] {
   const entries = liveEntries(refs, site);
   for (const event of removed) {
-    const entry = removedEntry(ctx, event, zone, site);
-    if (entry) entries.push(entry);
+    const end = eventEndMs(ctx, event, zone);
+    if (!inIcalWindow(end, site)) continue;
+    entries.push({ start: eventStartMs(ctx, event, zone), calendarId: event.calendarId, id: event.id, text: veventText(ctx, event, site) });
   }
   return entries.sort(compareEntries);
-}
-
-/** A removed event's entry (its VEVENT cancelled), when it is in the iCalendar window; `zone`: its calendar's. */
-export function removedEntry(ctx: RenderContext, event: FeedEvent, zone: string, site: SiteContext): IcsEntry | undefined {
-  if (!inIcalWindow(eventEndMs(ctx, event, zone), site)) return undefined;
-  return { start: eventStartMs(ctx, event, zone), calendarId: event.calendarId, id: event.id, text: veventText(ctx, event, site) };
 }
 
 /** The calendar.ics entries of live events: those in the iCalendar window, in the order given. */

@@ -1,7 +1,8 @@
 // Every category found across calendars gets categories/{slug}/ (its upcoming events by day, RSS,
 // Atom, JSON Feed and calendar.ics), and categories/index.html lists them all. A category is
-// found in the events of every calendar, upcoming, past and removed alike (a removed event's page
-// still links to its categories, and its cancellation must reach those who subscribed to them).
+// found in the live events of every calendar, upcoming and past alike. Removed events are kept by
+// history without their categories (their pages link to none): they leave their categories' files,
+// and a category only they had goes, as calendar apps drop an event gone from a subscribed file.
 //
 // Memory: nothing per event but what the spooled refs hold (their categories' spellings) and each
 // category's members as positions in those refs; a category's refs are made, and its events read
@@ -16,7 +17,7 @@ import { isUpcoming, type CategoryCount, type HtmlRenderer } from '../render/htm
 import { icsHeader } from '../render/ical/index.js';
 import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
-import { compareEntries, icsChunks, liveEntries, removedEntry } from './ics-entries.js';
+import { icsChunks, liveEntries } from './ics-entries.js';
 import { categoriesKey, categoryFilesKey } from './render-keys.js';
 import { compareRefs, type EventRef, type EventSpool } from './spool.js';
 
@@ -28,11 +29,10 @@ export interface IndexedRefs extends Iterable<EventRef> {
   at(i: number): EventRef | undefined;
 }
 
-/** One calendar as the categories see it: its live events and its removed ones. */
+/** One calendar as the categories see it: its live events. */
 export interface CalendarEvents {
   cal: Calendar;
   refs: IndexedRefs;
-  gone: readonly FeedEvent[];
 }
 
 export interface CategoryInput {
@@ -55,8 +55,6 @@ interface Found {
   spellings: Map<string, number>;
   /** Its live events, as [calendar position, ref position] pairs, flat. */
   members: number[];
-  /** Its removed events, each with its calendar's zone. */
-  gone: Array<{ event: FeedEvent; zone: string }>;
 }
 
 /**
@@ -74,7 +72,7 @@ export async function renderCategories(input: CategoryInput, lists: readonly Cal
     const category: Category = { key, slug: categorySlug(key), name: displayName(entry.spellings) };
     const refs: EventRef[] = [];
     for (let i = 0; i < entry.members.length; i += 2) refs.push(lists[entry.members[i]!]!.refs.at(entry.members[i + 1]!)!);
-    const rendered = await renderCategory(input, category, refs.sort(compareRefs), entry.gone);
+    const rendered = await renderCategory(input, category, refs.sort(compareRefs));
     counts.push({ category, upcoming: rendered.upcoming });
     until = Math.min(until, rendered.until);
   }
@@ -88,12 +86,12 @@ export async function renderCategories(input: CategoryInput, lists: readonly Cal
   return { counts, until: Math.min(until, listed) };
 }
 
-/** Each category's spellings, live events and removed ones, by key. */
+/** Each category's spellings and events, by key. */
 function gather(lists: readonly CalendarEvents[]): Map<string, Found> {
   const found = new Map<string, Found>();
   const entry = (key: string): Found => {
     let known = found.get(key);
-    if (!known) found.set(key, (known = { spellings: new Map(), members: [], gone: [] }));
+    if (!known) found.set(key, (known = { spellings: new Map(), members: [] }));
     return known;
   };
   // The keys of one event's categories, each once, with the spellings it uses for each.
@@ -105,25 +103,15 @@ function gather(lists: readonly CalendarEvents[]): Map<string, Found> {
     }
     return keys;
   };
-  const count = (known: Found, names: Set<string>): void => {
-    for (const name of names) known.spellings.set(name, (known.spellings.get(name) ?? 0) + 1);
-  };
-  lists.forEach(({ cal, refs, gone }, c) => {
+  lists.forEach(({ refs }, c) => {
     let i = 0;
     for (const ref of refs) {
       for (const [key, names] of keysOf(ref.categories)) {
         const known = entry(key);
         known.members.push(c, i);
-        count(known, names);
+        for (const name of names) known.spellings.set(name, (known.spellings.get(name) ?? 0) + 1);
       }
       i++;
-    }
-    for (const event of gone) {
-      for (const [key, names] of keysOf(event.categories)) {
-        const known = entry(key);
-        known.gone.push({ event, zone: cal.timeZone });
-        count(known, names);
-      }
     }
   });
   return found;
@@ -153,8 +141,8 @@ export function compareCodePoints(a: string, b: string): number {
   return x.length - y.length;
 }
 
-/** One category's files from its live events (sorted) and removed ones. */
-async function renderCategory(input: CategoryInput, category: Category, refs: readonly EventRef[], gone: Found['gone']): Promise<{ upcoming: number; until: number }> {
+/** One category's files from its events (sorted). */
+async function renderCategory(input: CategoryInput, category: Category, refs: readonly EventRef[]): Promise<{ upcoming: number; until: number }> {
   const { ctx, spool, staging, html, calendars } = input;
   // What this category's files take from "now", the choices of events below included.
   const site = ownClock(input.site);
@@ -162,11 +150,6 @@ async function renderCategory(input: CategoryInput, category: Category, refs: re
   const upcomingCount = upcoming.filter((r) => !r.cancelled).length;
   const items = refs.filter((r) => inFeedWindow(r.end, site)).slice(0, Math.max(0, site.feedLimit));
   const ics = liveEntries(refs, site);
-  for (const { event, zone } of gone) {
-    const removed = removedEntry(ctx, event, zone, site);
-    if (removed) ics.push(removed);
-  }
-  ics.sort(compareEntries);
   let newest = 0;
   for (const r of refs) newest = Math.max(newest, r.stamp);
   const file = (name: CategoryFile): string => paths.category(category.slug, name);

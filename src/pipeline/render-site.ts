@@ -73,7 +73,7 @@ export class SiteRenderer {
   // What the combined files need of each calendar rendered: the fingerprint of its calendar.ics and
   // its removed events' entries. Nothing per live event: while the crawl goes on, its events'
   // entries are made again at the end, from the spooled refs, as each calendar's were.
-  private readonly done = new Map<string, { icsKey: string; removed: IcsEntry[]; gone: readonly FeedEvent[] }>();
+  private readonly done = new Map<string, { icsKey: string; removed: IcsEntry[] }>();
   // The soonest upcoming events of the calendars rendered so far, as many as the combined feeds or
   // the home page list (soonestKept): the first of them are each one's events.
   private soonest: EventRef[] = [];
@@ -117,7 +117,7 @@ export class SiteRenderer {
     const candidates = upcoming.slice(0, limit);
     this.soonest = [...this.soonest, ...upcoming.slice(0, this.soonestKept)].sort(compareRefs).slice(0, this.soonestKept);
     // Recorded before the first await, so a second call for this calendar fails at once.
-    this.done.set(cal.id, { icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined), gone });
+    this.done.set(cal.id, { icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics.
@@ -156,7 +156,7 @@ export class SiteRenderer {
 
     await this.combinedIcs(events, removedByCalendar, removedCalendars);
     await this.combinedFeeds();
-    const lists = [...calendars, ...removedCalendars].map((cal) => ({ cal, refs: events.get(cal.id) ?? [], gone: this.done.get(cal.id)!.gone }));
+    const lists = calendars.map((cal) => ({ cal, refs: events.get(cal.id) ?? [] }));
     const { ctx, spool, html, calendarFiles, site } = this.input;
     const categories = await renderCategories({ ctx, staging: this.staging, spool, html, calendarFiles, site, calendars, environment: this.environment, calendarsJson: this.calendarsJson }, lists);
     this.until(categories.until);
