@@ -68,6 +68,8 @@ async function pageKinds(): Promise<Map<string, string>> {
     ['past events page', /^calendars\/[^/]+\/past\.html$/],
     ['widget page', /^calendars\/[^/]+\/widget\.html$/],
     ['not-found page', /^404\.html$/],
+    ['category page', /^categories\/[^/]+\/index\.html$/],
+    ['categories page', /^categories\/index\.html$/],
   ] as const) {
     const file = pages.find((p) => re.test(p));
     if (file) kinds.set(kind, file);
@@ -148,7 +150,7 @@ describe('every page kind of the demo build', () => {
 
   it('prints the events in black on white, without buttons, subscribe boxes or embed snippets', async () => {
     const kinds = await pageKinds();
-    for (const kind of ['calendar page', 'event page', 'home page']) {
+    for (const kind of ['calendar page', 'event page', 'home page', 'category page']) {
       const page = await openRecordingPage(browser, record, { locale: 'en-US', timezoneId: 'Europe/Vilnius' });
       await page.goto(server.url + kinds.get(kind)!);
       await page.emulateMedia({ media: 'print', colorScheme: 'dark' });
@@ -166,7 +168,10 @@ describe('every page kind of the demo build', () => {
   it('has no axe-core violation on a page of each kind', async () => {
     const kinds = await pageKinds();
     expect([...kinds.keys()].sort()).toEqual(
-      ['all-day event page', 'calendar page', 'cancelled event page', 'event page', 'event page with an image', 'home page', 'not-found page', 'past events page', 'widget page'].sort(),
+      [
+        'all-day event page', 'calendar page', 'cancelled event page', 'categories page', 'category page', 'event page', 'event page with an image', 'home page', 'not-found page',
+        'past events page', 'widget page',
+      ].sort(),
     );
     const found: string[] = [];
     for (const [kind, file] of kinds) {
