@@ -7,13 +7,13 @@
 // output folder and a cache holding only the event history (first-seen times, sequences) of the
 // build it is compared with, so the events are the same and nothing can be kept.
 
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuildSummary } from '../../src/pipeline/summary.js';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
-import { paths } from '../../src/paths.js';
+import { categoryKey, paths } from '../../src/paths.js';
 import { buildAt } from '../support/build-at.js';
 import { snapshotTree } from '../support/tree.js';
 import { copyHistory, replaceRecord, storeFile } from '../support/store.js';
@@ -59,13 +59,25 @@ async function contents(dir: string): Promise<Record<string, string>> {
   return Object.fromEntries([...(await snapshotTree(dir))].map(([p, info]) => [p, info.sha256]));
 }
 
+/** The categories of a build: how many (each has five files of its own, and categories/index.html lists them). */
+async function categoryCount(site: string): Promise<number> {
+  return (await readdir(join(site, 'categories'), { withFileTypes: true })).filter((d) => d.isDirectory()).length;
+}
+
+/** The files of an event's categories, five each: they render again with the event. */
+async function categoryShare(site: string, calendarSlug: string, eventId: string): Promise<number> {
+  const details = JSON.parse(await readFile(join(site, paths.detailsMirror(calendarSlug, eventId)), 'utf8')) as { categories?: string[] };
+  return 5 * new Set((details.categories ?? []).map(categoryKey).filter((k) => k !== '')).size;
+}
+
 /** A new output folder and cache, built once at `now`. */
 async function fresh(now: number, flags: Record<string, string> = {}): Promise<{ site: string; cache: string; all: number }> {
   const dir = await mkdtemp(join(work, 'run-'));
   const site = join(dir, 'site');
   const cache = join(dir, 'cache');
   const { summary } = await build(site, cache, now, flags);
-  const all = summary.calendars * 7 + 5;
+  // Each calendar's seven files, the five combined ones, and the categories'.
+  const all = summary.calendars * 7 + 5 + (await categoryCount(site)) * 5 + 1;
   expect(summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
   return { site, cache, all };
 }
@@ -96,12 +108,14 @@ describe('calendar files are rendered only when what they show changes', () => {
     expect(await contents(site)).toEqual(await contents((await coldBuild(cache, DAY1_1000)).site));
 
     // 12:50: the tour (12:00-12:45) is over. Same day, so only the library's calendar files (it
-    // moves from the upcoming list to past.html), the combined feeds (it leaves them) and
-    // index.html (the library has one upcoming event fewer) depend on that.
+    // moves from the upcoming list to past.html), the combined feeds (it leaves them),
+    // index.html (the library has one upcoming event fewer), the tour's categories' files and
+    // categories/index.html (their counts) depend on that.
     const ended = await build(site, cache, DAY1_1250);
     expect(await libraryIndex()).not.toContain(tourPage);
     expect(await readFile(join(site, paths.calendar(library, 'past.html')), 'utf8')).toContain(tourPage);
-    expect(ended.summary.calendarFiles).toEqual({ rendered: 7 + 3 + 1, kept: all - 11 });
+    const tour = 7 + 3 + 1 + (await categoryShare(site, library, TOUR)) + 1;
+    expect(ended.summary.calendarFiles).toEqual({ rendered: tour, kept: all - tour });
     expect(await contents(site)).toEqual(await contents((await coldBuild(cache, DAY1_1250)).site));
   });
 
@@ -114,7 +128,9 @@ describe('calendar files are rendered only when what they show changes', () => {
     expect(await readFile(join(site, libraryIcs), 'utf8')).toContain('/lib-0009@');
     const { summary } = await build(site, cache, Date.UTC(2026, 2, 11, 9, 30), flags);
     expect(await readFile(join(site, libraryIcs), 'utf8')).not.toContain('/lib-0009@');
-    expect(summary.calendarFiles).toEqual({ rendered: 7 + 1, kept: all - 8 });
+    // The calendar's files, the combined calendar.ics and the workshop's categories'.
+    const workshop = 7 + 1 + (await categoryShare(site, await slugOf(site, 'University Library'), 'lib-0009'));
+    expect(summary.calendarFiles).toEqual({ rendered: workshop, kept: all - workshop });
     expect(await contents(site)).toEqual(await contents((await coldBuild(cache, Date.UTC(2026, 2, 11, 9, 30), flags)).site));
   });
 
@@ -125,8 +141,9 @@ describe('calendar files are rendered only when what they show changes', () => {
     const arts = paths.calendar(await slugOf(site, 'Arts & Culture'), 'index.html');
     const before = await snapshotTree(site);
     const { summary } = await build(site, cache, Date.UTC(2026, 2, 11, 22, 30));
-    // Every calendar's files and the home page (each page's "today" moved), none of the combined feeds and calendar.ics.
-    expect(summary.calendarFiles).toEqual({ rendered: all - 4, kept: 4 });
+    // Every calendar's and category's files and the home page (each page's "today" moved), none of
+    // the combined feeds and calendar.ics, nor categories/index.html (no count changed).
+    expect(summary.calendarFiles).toEqual({ rendered: all - 5, kept: 5 });
     expect((await snapshotTree(site)).get(arts)!.sha256).not.toBe(before.get(arts)!.sha256);
     expect(await contents(site)).toEqual(await contents((await coldBuild(cache, Date.UTC(2026, 2, 11, 22, 30))).site));
   });
@@ -145,7 +162,9 @@ describe('calendar files are rendered only when what they show changes', () => {
       expect(portal.changeEvents(1).map((pair) => pair.join('/'))).toEqual([step.event]);
       const { summary } = await build(site, cache, DAY1_0900);
       expect(summary.changes.changedEvents).toBe(1);
-      expect(summary.calendarFiles, step.event).toEqual({ rendered: 7 + step.combined, kept: all - 7 - step.combined });
+      const [calendarSlug, eventId] = step.event.split('/') as [string, string];
+      const rendered = 7 + step.combined + (await categoryShare(site, calendarSlug, eventId));
+      expect(summary.calendarFiles, step.event).toEqual({ rendered, kept: all - rendered });
       const slug = await slugOf(site, step.title);
       const after = await snapshotTree(site);
       for (const name of step.changes) {

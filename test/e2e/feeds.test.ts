@@ -107,8 +107,8 @@ describe('feeds of unchanged data', () => {
     expect(summary.changes).toEqual({ newEvents: 0, changedEvents: 0, removedEvents: 0 });
     const second = await hashes();
     expect([...second.keys()]).toEqual([...first.keys()]);
-    const feeds = [...first.keys()].filter((f) => /(rss\.xml|atom\.xml|feed\.json|\.ics|\.html)$/.test(f));
-    // Combined and per-calendar feeds, one .ics per event, every page.
+    // Combined and per-calendar feeds, one .ics per event, every page (categories' in their own test).
+    const feeds = [...first.keys()].filter((f) => /(rss\.xml|atom\.xml|feed\.json|\.ics|\.html)$/.test(f) && !f.startsWith('categories/'));
     expect(feeds.filter((f) => f.endsWith('calendar.ics'))).toHaveLength(6);
     expect(feeds.filter((f) => f.endsWith('rss.xml'))).toHaveLength(6);
     expect(feeds.filter((f) => /events\/[^/]+\.ics$/.test(f)).length).toBe(59);
@@ -119,7 +119,10 @@ describe('feeds of unchanged data', () => {
     const decoder = new TextDecoder('utf-8', { fatal: true });
     let folded = 0;
     const files = await icsFiles();
-    expect(files.length).toBe(6 + 59);
+    // Combined, per calendar, per event, per category.
+    const categories = files.filter((f) => f.startsWith('categories/')).length;
+    expect(categories).toBeGreaterThan(40);
+    expect(files.length).toBe(6 + 59 + categories);
     for (const file of files) {
       const bytes = await readFile(join(out, file));
       const text = bytes.toString('utf8');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
-import { paths } from '../../src/paths.js';
+import { categoryKey, categorySlug, paths } from '../../src/paths.js';
 import { runCli } from '../support/cli.js';
 import { fileInodes, snapshotTree } from '../support/tree.js';
 
@@ -20,6 +20,12 @@ async function build(extra: string[] = []): Promise<{ summary: any; stderr: stri
   });
   expect(r.code, r.stderr).toBe(0);
   return { summary: JSON.parse(r.stdout), stderr: r.stderr };
+}
+
+/** The calendar-level files of the build in `out`: seven per calendar, the five combined ones, five per category and categories/index.html. */
+async function calendarLevelFiles(calendars: number): Promise<number> {
+  const categories = (await readdir(join(out, 'categories'), { withFileTypes: true })).filter((d) => d.isDirectory()).length;
+  return calendars * 7 + 5 + categories * 5 + 1;
 }
 
 /** Paths whose bytes differ (or that appeared or vanished) between two snapshots. */
@@ -65,12 +71,14 @@ describe('incremental rebuilds', () => {
     const before = await snapshotTree(out);
     const { summary, stderr } = await build();
     // Seven files per calendar (calendar.ics, three feeds, three pages), plus the combined
-    // calendar.ics, three feeds and index.html. Kept files are not rendered at all: rendering them
-    // would count them as rendered even when the bytes came out the same.
+    // calendar.ics, three feeds and index.html, five per category and categories/index.html. Kept
+    // files are not rendered at all: rendering them would count them as rendered even when the
+    // bytes came out the same.
     const calendarLevel = [...before.keys()].filter((p) => /^calendars\/[^/]+\/[^/]+$/.test(p));
     expect(calendarLevel).toHaveLength(summary.calendars * 7);
-    expect(summary.calendarFiles).toEqual({ rendered: 0, kept: summary.calendars * 7 + 5 });
-    expect(stderr).toContain(`calendar files rendered 0, kept ${summary.calendars * 7 + 5}`);
+    const all = await calendarLevelFiles(summary.calendars);
+    expect(summary.calendarFiles).toEqual({ rendered: 0, kept: all });
+    expect(stderr).toContain(`calendar files rendered 0, kept ${all}`);
     expect(await snapshotTree(out)).toEqual(before);
   });
 
@@ -81,7 +89,7 @@ describe('incremental rebuilds', () => {
     await writeFile(join(templates, 'event-item.hbs'), builtin + '\n');
     const changed = await build(['--templates', join(work, 'templates')]);
     expect(changed.summary.eventFiles).toEqual({ rendered: changed.summary.events, kept: 0 });
-    expect(changed.summary.calendarFiles).toEqual({ rendered: changed.summary.calendars * 7 + 5, kept: 0 });
+    expect(changed.summary.calendarFiles).toEqual({ rendered: await calendarLevelFiles(changed.summary.calendars), kept: 0 });
     const again = await build(['--templates', join(work, 'templates')]);
     expect(again.summary.eventFiles).toEqual({ rendered: 0, kept: again.summary.events });
     const back = await build();
@@ -98,6 +106,8 @@ describe('incremental rebuilds', () => {
     const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
     const cal = (manifest.calendars as Array<{ id: string; slug: string }>).find((c) => c.id === calId)!;
     const calSlug = cal.slug;
+    const details = JSON.parse(await readFile(join(out, paths.detailsMirror(calSlug, evId)), 'utf8')) as Record<string, unknown>;
+    const eventCategories = [...new Set(((details.categories ?? details.tags ?? []) as string[]).map(categoryKey))].filter((k) => k !== '').map(categorySlug);
     // The event's own files, its calendar's list and feeds, the combined feeds and the manifest must change...
     const must = [paths.eventsMirror(calSlug), paths.calendar(calSlug, 'calendar.ics'), 'calendar.ics', 'manifest.json'];
     for (const p of must) expect(changed, p).toContain(p);
@@ -110,17 +120,20 @@ describe('incremental rebuilds', () => {
       p === paths.eventsMirror(calSlug) ||
       (p.startsWith(`calendars/${calSlug}/`) && !p.includes('/events/')) ||
       (p.startsWith(`event-calendar/${calSlug}/event/`) && p.split('/').length === 5) ||
-      (p.startsWith(`calendars/${calSlug}/events/`));
+      (p.startsWith(`calendars/${calSlug}/events/`)) ||
+      // The event's categories' files (categories/index.html too, should a count change).
+      eventCategories.some((slug) => p.startsWith(paths.categoryDir(slug))) ||
+      p === paths.categoriesIndex();
     for (const p of changed) expect(allowed(p), `${p} changed though it does not depend on ${calId}/${evId}`).toBe(true);
     const eventFiles = changed.filter((p) => p.startsWith(`calendars/${calSlug}/events/`) || p.startsWith(`event-calendar/${calSlug}/event/`));
     expect(new Set(eventFiles.map((p) => p.replace(/\.(html|ics)$/, '').replace(/\/details$/, '').split('/').pop())).size).toBe(1);
     expect(summary.details.fetched).toBe(1);
     expect(summary.eventFiles).toEqual({ rendered: 1, kept: summary.events - 1 });
-    // Its calendar's seven files are rendered, and at most the five combined ones besides: no
-    // other calendar's (two calendars would be fourteen).
+    // Its calendar's seven files are rendered, and at most the five combined ones and its
+    // categories' besides: no other calendar's (two calendars would be fourteen).
     expect(summary.calendarFiles.rendered).toBeGreaterThanOrEqual(7);
-    expect(summary.calendarFiles.rendered).toBeLessThanOrEqual(7 + 5);
-    expect(summary.calendarFiles.rendered + summary.calendarFiles.kept).toBe(summary.calendars * 7 + 5);
+    expect(summary.calendarFiles.rendered).toBeLessThanOrEqual(7 + 5 + eventCategories.length * 5 + 1);
+    expect(summary.calendarFiles.rendered + summary.calendarFiles.kept).toBe(await calendarLevelFiles(summary.calendars));
     expect(summary.files.written).toBe(changed.length);
     expect(summary.changes.changedEvents).toBe(1);
     // Files that did not change kept their modification time.
@@ -138,11 +151,14 @@ describe('incremental rebuilds', () => {
     const cal = (manifest.calendars as Array<{ id: string; slug: string }>)[0]!;
     const evSlugs = (await readdir(join(out, 'event-calendar', cal.slug, 'event'))).sort();
     const victim = evSlugs[evSlugs.length - 1]!;
+    const details = JSON.parse(await readFile(join(out, paths.detailsMirror(cal.slug, victim)), 'utf8')) as { categories?: string[] };
     portal.removeEvent(cal.id, victim);
     const { summary } = await build();
     const files = await snapshotTree(out);
     expect(files.has(paths.detailsMirror(cal.slug, victim))).toBe(false);
-    expect(summary.files.removed).toBe(1);
+    // Its mirror, and the five files of any category only it had (a removed event keeps none).
+    const gone = [...new Set((details.categories ?? []).map((c) => categorySlug(categoryKey(c))))].filter((slug) => !files.has(paths.category(slug, 'index.html')));
+    expect(summary.files.removed).toBe(1 + 5 * gone.length);
     expect(summary.changes.removedEvents).toBe(1);
     expect(await readFile(join(out, paths.eventIcs(cal.slug, victim)), 'utf8')).toMatch(/\r\nSTATUS:CANCELLED\r\n/);
     expect(await readFile(join(out, paths.eventPage(cal.slug, victim)), 'utf8')).toMatch(/Cancelled/);
