@@ -29,12 +29,6 @@ export interface IndexedRefs extends Iterable<EventRef> {
   at(i: number): EventRef | undefined;
 }
 
-/** One calendar as the categories see it: its live events. */
-export interface CalendarEvents {
-  cal: Calendar;
-  refs: IndexedRefs;
-}
-
 export interface CategoryInput {
   ctx: RenderContext;
   staging: Staging;
@@ -58,11 +52,12 @@ interface Found {
 }
 
 /**
- * Render every category's files and categories/index.html, keeping those whose inputs are
+ * Render every category's files and categories/index.html from `lists` (each listed calendar's
+ * spooled refs, in the calendar list's order), keeping those whose inputs are
  * unchanged (CalendarFiles); returns each category with its upcoming count (for the home page)
  * and until when what they took from "now" holds.
  */
-export async function renderCategories(input: CategoryInput, lists: readonly CalendarEvents[]): Promise<{ counts: CategoryCount[]; until: number }> {
+export async function renderCategories(input: CategoryInput, lists: readonly IndexedRefs[]): Promise<{ counts: CategoryCount[]; until: number }> {
   const found = gather(lists);
   const counts: CategoryCount[] = [];
   let until = Infinity;
@@ -71,7 +66,7 @@ export async function renderCategories(input: CategoryInput, lists: readonly Cal
     const entry = found.get(key)!;
     const category: Category = { key, slug: categorySlug(key), name: displayName(entry.spellings) };
     const refs: EventRef[] = [];
-    for (let i = 0; i < entry.members.length; i += 2) refs.push(lists[entry.members[i]!]!.refs.at(entry.members[i + 1]!)!);
+    for (let i = 0; i < entry.members.length; i += 2) refs.push(lists[entry.members[i]!]!.at(entry.members[i + 1]!)!);
     const rendered = await renderCategory(input, category, refs.sort(compareRefs));
     counts.push({ category, upcoming: rendered.upcoming });
     until = Math.min(until, rendered.until);
@@ -87,7 +82,7 @@ export async function renderCategories(input: CategoryInput, lists: readonly Cal
 }
 
 /** Each category's spellings and events, by key. */
-function gather(lists: readonly CalendarEvents[]): Map<string, Found> {
+function gather(lists: readonly IndexedRefs[]): Map<string, Found> {
   const found = new Map<string, Found>();
   const entry = (key: string): Found => {
     let known = found.get(key);
@@ -103,7 +98,7 @@ function gather(lists: readonly CalendarEvents[]): Map<string, Found> {
     }
     return keys;
   };
-  lists.forEach(({ refs }, c) => {
+  lists.forEach((refs, c) => {
     let i = 0;
     for (const ref of refs) {
       for (const [key, names] of keysOf(ref.categories)) {

@@ -156,7 +156,7 @@ export class SiteRenderer {
 
     await this.combinedIcs(events, removedByCalendar, removedCalendars);
     await this.combinedFeeds();
-    const lists = calendars.map((cal) => ({ cal, refs: events.get(cal.id) ?? [] }));
+    const lists = calendars.map((cal) => events.get(cal.id) ?? []);
     const { ctx, spool, html, calendarFiles, site } = this.input;
     const categories = await renderCategories({ ctx, staging: this.staging, spool, html, calendarFiles, site, calendars, environment: this.environment, calendarsJson: this.calendarsJson }, lists);
     this.until(categories.until);
