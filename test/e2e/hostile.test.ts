@@ -71,6 +71,10 @@ async function outFiles(run: Run, ext?: string): Promise<string[]> {
   return (await listEntries(run.out)).filter((e) => e.kind === 'file' && (ext === undefined || e.path.endsWith(ext))).map((e) => e.path);
 }
 const read = (run: Run, file: string): Promise<string> => readFile(join(run.out, file), 'utf8');
+/** The category folders of a build (the hostile portal's categories among them). */
+async function categoryFolders(run: Run): Promise<string[]> {
+  return (await listEntries(run.out)).filter((e) => e.kind === 'dir' && /^categories\/[^/]+$/.test(e.path)).map((e) => e.path);
+}
 /** Valid UTF-8 without U+FFFD, the character Node writes for a lone surrogate (the demo's titles carry one). */
 async function wellFormedUtf8(run: Run, file: string): Promise<boolean> {
   try {
@@ -115,7 +119,7 @@ describe.each(['env', 'token-file'])('a hostile build with the token from %s', (
     // The top level is calfeed's layout, nothing a climbing id made up (etc/, passwd...).
     const top = new Set(inOut.filter((e) => !e.path.includes('/')).map((e) => e.path));
     expect([...top].sort()).toEqual(
-      ['404.html', '_headers', 'atom.xml', 'calendar.ics', 'calendars', 'event-calendar', 'event-calendars', 'feed.json', 'index.html', 'manifest.json', 'page.js', 'robots.txt', 'rss.xml', 'sitemap.xml', 'style.css', 'widget.js'].sort(),
+      ['404.html', '_headers', 'atom.xml', 'calendar.ics', 'calendars', 'categories', 'event-calendar', 'event-calendars', 'feed.json', 'index.html', 'manifest.json', 'page.js', 'robots.txt', 'rss.xml', 'sitemap.xml', 'style.css', 'widget.js'].sort(),
     );
   });
 
@@ -228,8 +232,10 @@ describe('markup from the API', () => {
 
   it('feeds: every .xml is well-formed, with no control characters and no script in any HTML it carries', async () => {
     const xmlFiles = await outFiles(main(), '.xml');
-    // The combined and each calendar's RSS and Atom, and sitemap.xml.
-    expect(xmlFiles.length).toBe(2 + 2 * 9 + 1);
+    // The combined, each calendar's and each category's RSS and Atom, and sitemap.xml.
+    const categories = (await categoryFolders(main())).length;
+    expect(categories).toBeGreaterThan(3);
+    expect(xmlFiles.length).toBe(2 + 2 * 9 + 2 * categories + 1);
     const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', cdataPropName: false, processEntities: true, htmlEntities: false });
     for (const file of xmlFiles) {
       const text = await read(main(), file);
@@ -252,7 +258,7 @@ describe('markup from the API', () => {
 
   it('JSON Feed: content_html is clean and every URL is http(s)', async () => {
     const jsonFiles = await outFiles(main(), 'feed.json');
-    expect(jsonFiles.length).toBe(1 + 9);
+    expect(jsonFiles.length).toBe(1 + 9 + (await categoryFolders(main())).length);
     for (const file of jsonFiles) {
       const feed = JSON.parse(await read(main(), file));
       for (const { path, text } of strings(feed)) {
