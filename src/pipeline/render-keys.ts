@@ -147,6 +147,13 @@ export function indexKey(environment: string, calendars: string, upcoming: reado
   return hash.digest('base64url');
 }
 
+/** What search.json is rendered from: the calendars and each one's files fingerprint (calendarKeys().files), which covers its events. */
+export function searchIndexKey(environment: string, calendars: string, calendarFiles: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const part of [SCHEME, 'search', environment, calendars, ...calendarFiles]) field(hash, part);
+  return hash.digest('base64url');
+}
+
 // Each value goes in as a JSON string, which ends unambiguously and keeps a lone surrogate (an id
 // may hold one) distinct, where UTF-8 would turn every one into U+FFFD: no two different lists of
 // values hash alike.

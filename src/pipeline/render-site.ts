@@ -13,14 +13,15 @@ import { paths, type CalendarFile, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
 import { ownClock } from '../render/clock.js';
-import { HOME_CANDIDATES, type HtmlRenderer } from '../render/html/index.js';
+import { HOME_CANDIDATES, isUpcoming, type HtmlRenderer } from '../render/html/index.js';
+import { searchIndexChunks } from '../render/html/search.js';
 import { ICS_FOOTER, icsHeader, inIcalWindow, veventText } from '../render/ical/index.js';
 import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
 import { eventEndMs, eventStartMs } from '../render/syndication/when.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
 import type { PageRenderer } from './page-pool.js';
-import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, renderEnvironment, upcomingOfRefs } from './render-keys.js';
+import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, renderEnvironment, searchIndexKey, upcomingOfRefs } from './render-keys.js';
 import { compareRefs, type EventRef, type EventSpool, spans } from './spool.js';
 
 /** A calendar's own files, in the order they are staged. */
@@ -78,10 +79,10 @@ export class SiteRenderer {
   private readonly upcoming = new Map<string, number>();
   private readonly environment: string;
   private readonly calendarsJson: string;
-  // What the combined files need of each calendar rendered: the fingerprint of its calendar.ics and
-  // its removed events' entries. Nothing per live event: while the crawl goes on, its events'
+  // What the combined files need of each calendar rendered: the fingerprints of its files and of its
+  // calendar.ics, and its removed events' entries. Nothing per live event: while the crawl goes on, its events'
   // entries are made again at the end, from the spooled refs, as each calendar's were.
-  private readonly done = new Map<string, { icsKey: string; removed: IcsEntry[] }>();
+  private readonly done = new Map<string, { filesKey: string; icsKey: string; removed: IcsEntry[] }>();
   // The soonest upcoming events of the calendars rendered so far, as many as the combined feeds or
   // the home page list (soonestKept): the first of them are each one's events.
   private soonest: EventRef[] = [];
@@ -125,7 +126,7 @@ export class SiteRenderer {
     const candidates = upcoming.slice(0, limit);
     this.soonest = [...this.soonest, ...upcoming.slice(0, this.soonestKept)].sort(compareRefs).slice(0, this.soonestKept);
     // Recorded before the first await, so a second call for this calendar fails at once.
-    this.done.set(cal.id, { icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
+    this.done.set(cal.id, { filesKey: keys.files, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics.
@@ -165,6 +166,7 @@ export class SiteRenderer {
     await this.combinedIcs(events, removedByCalendar, removedCalendars);
     await this.combinedFeeds();
     await this.index();
+    await this.searchIndex(events);
     for (const [name, content] of Object.entries(this.input.html.assets(this.input.site))) await this.staging.write(paths.site(name as SiteFile), content);
     // Nothing in it changes with the time or the events: written each build, it is unchanged unless the settings are.
     await this.staging.write(paths.site('404.html'), this.input.html.notFound(this.input.ctx, ownClock(this.input.site)));
@@ -231,6 +233,32 @@ export class SiteRenderer {
     });
     this.until(until);
   }
+
+  /**
+   * search.json: the upcoming events (as calendar pages list them) of every listed calendar, by
+   * start. Its inputs are each calendar's events, which each calendar's files fingerprint already.
+   */
+  private async searchIndex(events: ReadonlyMap<string, Iterable<EventRef>>): Promise<void> {
+    const { ctx, calendars, spool, calendarFiles } = this.input;
+    const key = searchIndexKey(this.environment, this.calendarsJson, calendars.map((cal) => this.done.get(cal.id)!.filesKey));
+    const until = await calendarFiles.write('search index', key, [paths.site('search.json')], async () => {
+      const site = ownClock(this.input.site);
+      const refs: EventRef[] = [];
+      for (const cal of calendars) for (const ref of events.get(cal.id) ?? []) if (isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.clock)) refs.push(ref);
+      refs.sort(compareRefs);
+      await this.staging.writeChunks(paths.site('search.json'), searchIndexChunks(ctx, calendars, batches(refs, spool), site));
+      return site.clock.changesAt;
+    });
+    this.until(until);
+  }
+}
+
+/** Events a batch of search.json is rendered from (read back from the spool one batch at a time). */
+const SEARCH_BATCH = 500;
+
+/** The events of refs, SEARCH_BATCH at a time. */
+function* batches(refs: readonly EventRef[], spool: EventSpool): Generator<FeedEvent[]> {
+  for (let i = 0; i < refs.length; i += SEARCH_BATCH) yield spool.events(refs.slice(i, i + SEARCH_BATCH));
 }
 
 /** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */

@@ -13,6 +13,7 @@ import { relHref, safeHttpUrl, subscribeLinks } from './links.js';
 import { item, type DayView, type EventItemView } from './days.js';
 import type { PageText } from './messages.js';
 import { description, page, scope, zoneOf, type Scope } from './view.js';
+import { searchView } from './search.js';
 
 /** Upcoming events the build hands the home page: the featured ones are looked for among them. */
 export const HOME_CANDIDATES = 100;
@@ -43,7 +44,7 @@ export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming
       subscribe: subscribeLinks(site.siteUrl, cal.slug, cal.title),
     };
   });
-  return { page: page(c, file, site.title, subscribe, site.title, []), ...upcomingSections(c, calendarList, events, file), calendars, subscribe, copyId: 'calfeed-url-all' };
+  return { page: page(c, file, site.title, subscribe, site.title, []), ...upcomingSections(c, calendarList, events, file), calendars, subscribe, copyId: 'calfeed-url-all', search: searchView(file, null, text) };
 }
 
 /**

@@ -14,6 +14,7 @@ import { stripControl } from '../text.js';
 import { Catalogs, catalogLang, parseCatalog, type Message, type PageText } from './messages.js';
 import { checkUserNames, templateUses } from './template-uses.js';
 import { allDays, type DayList } from './view.js';
+import { SEARCH_MESSAGES } from './search.js';
 
 /** The package's own templates/ folder (the same relative place from src/ and from dist/). */
 export const BUILTIN_TEMPLATES = fileURLToPath(new URL('../../../templates/', import.meta.url));
@@ -30,8 +31,8 @@ const COMPILE_OPTIONS: CompileOptions = { strict: true, preventIndent: true };
 
 /** The messages widget.js shows (it is given them in every language with a catalog). */
 export const WIDGET_MESSAGES = ['status.cancelled', 'calendar.noUpcoming', 'widget.error'] as const;
-/** Message keys the renderer's code uses besides the templates: view.ts, widget.js. */
-const CODE_MESSAGES = ['past.title', ...WIDGET_MESSAGES];
+/** Message keys the renderer's code uses besides the templates: view.ts, widget.js, page.js's search. */
+const CODE_MESSAGES = ['past.title', ...WIDGET_MESSAGES, ...SEARCH_MESSAGES];
 
 export interface TemplateSet {
   /** Render a page template with a plain view model, its {{t}} text from `text`. */

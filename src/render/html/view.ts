@@ -16,6 +16,7 @@ import { eventJsonLd } from './jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, subscribeLinks, type SubscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
 import { allDays, groupByDay, item, SEGMENT } from './days.js';
+import { searchView } from './search.js';
 
 export { allDays, type DayList, type DayView, type EventItemView } from './days.js';
 
@@ -169,6 +170,7 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
       upcomingOne: upcomingCount === 1,
       pastHref: relHref(indexFile, pastFile),
       pastCount: past.length,
+      search: searchView(indexFile, cal, text),
     },
     past: {
       page: page(c, pastFile, text.t('past.title', { title: cal.title }), subscribe, cal.title, back),
