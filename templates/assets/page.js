@@ -247,7 +247,10 @@
     box.hidden = false;
     fromUrl();
     run(null);
-    box.addEventListener('focusin', function () { load().catch(function () {}); });
+    // The index is fetched as the form is first approached, so its choices are in before a list opens.
+    ['focusin', 'pointerenter', 'touchstart'].forEach(function (type) {
+      box.addEventListener(type, function () { load().catch(function () {}); }, { passive: true });
+    });
     q.addEventListener('input', function () {
       clearTimeout(timer);
       timer = setTimeout(function () { run(typing ? 'replace' : 'push'); typing = true; }, 250);

@@ -8,7 +8,7 @@
 import { isCancelled, type Calendar, type FeedEvent, type SiteContext } from '../../model.js';
 import { categoryKey, categorySlug, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
-import { textSummary } from '../text.js';
+import { cutText, stripControl, textSummary } from '../text.js';
 import { relHref } from './links.js';
 import type { Message, PageText } from './messages.js';
 import { zoneOf } from './view.js';
@@ -19,8 +19,8 @@ export const SEARCH_INDEX_VERSION = 1;
 /** The messages page.js shows around search results (given to it in the page, in the page's language). */
 export const SEARCH_MESSAGES = ['search.loading', 'search.found', 'search.none', 'search.shown', 'search.error', 'list.allDay', 'status.cancelled'] as const;
 
-/** Results page.js lists at most; the count says how many matched. */
-export const SEARCH_SHOWN = 100;
+/** Code points of a title or place in the index at most: a 100 KB title must not make every visitor download it. */
+export const SEARCH_TEXT_MAX = 300;
 
 /** What the search form of a page is given (see docs/templates.md). */
 export interface SearchView {
@@ -88,14 +88,19 @@ function searchEntry(ctx: RenderContext, cal: Calendar, calendar: number, e: Fee
   const when = e.when.kind === 'allDay' ? { start: e.when.startDate, end: e.when.endDate, allDay: true } : { start: iso(e.when.start), end: e.when.end === undefined ? null : iso(e.when.end), allDay: false };
   return {
     url: paths.eventPage(cal.slug, e.slug),
-    title: e.title,
+    title: indexText(e.title),
     ...when,
     calendar,
     categories: [...own],
-    place: e.location?.text || null,
+    place: e.location?.text ? indexText(e.location.text) : null,
     description: textSummary(ctx, e.description) ?? null,
     cancelled: isCancelled(e),
   };
+}
+
+// As pages show it (without control characters), cut.
+function indexText(text: string): string {
+  return cutText(stripControl(text), SEARCH_TEXT_MAX);
 }
 
 // An instant the normalizer gave is finite; null rather than a throw for one that is not.
