@@ -62,7 +62,10 @@
 
   // Lower case without accents, so "zodis" finds "žodis" and "CAFE" finds "Café".
   function fold(text) {
-    return String(text || '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+    text = String(text || '');
+    // Most text is ASCII: decomposing it would change nothing and costs most of the index's preparation.
+    if (/[^\x00-\x7f]/.test(text)) text = text.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+    return text.toLowerCase();
   }
 
   function search() {

@@ -108,7 +108,8 @@ describe('every page kind of the demo build', () => {
     const page = await openRecordingPage(browser, record, { locale: 'en-US', timezoneId: 'Europe/Vilnius', viewport: { width: 1000, height: 1100 } });
     await page.goto(server.url + 'index.html');
     const headings = await page.locator('main h2').allTextContents();
-    expect(headings.slice(0, 2)).toEqual(['Featured', 'Today']);
+    // The search form (page.js shows it) first, then the events.
+    expect(headings.slice(0, 3)).toEqual(['Find events', 'Featured', 'Today']);
     expect(headings).toContain('Calendars');
     // Each listed event links to its page and its calendar.
     const first = page.locator('.featured .event').first();
@@ -127,7 +128,7 @@ describe('every page kind of the demo build', () => {
     // Its stylesheet loaded from the site root although the page is served two folders down.
     expect(await page.evaluate(() => getComputedStyle(document.querySelector('.site-footer')!).borderTopStyle)).toBe('solid');
     await page.locator('main a').click();
-    expect(await page.locator('main h2').first().textContent()).toBe('Featured');
+    expect(await page.locator('[data-calfeed-listing] h2').first().textContent()).toBe('Featured');
     await page.context().close();
   });
 
@@ -161,6 +162,21 @@ describe('every page kind of the demo build', () => {
       expect(await page.locator('.site-header').isVisible(), `${kind} on screen`).toBe(true);
       await page.context().close();
     }
+  });
+
+  it('has no axe-core violation on the home and calendar pages with the search form and its results shown', async () => {
+    const kinds = await pageKinds();
+    const found: string[] = [];
+    for (const kind of ['home page', 'calendar page']) {
+      const page = await openRecordingPage(browser, record, { locale: 'en-US', timezoneId: 'Europe/Vilnius' });
+      await page.goto(`${server.url}${kinds.get(kind)!}?q=a`);
+      await page.locator('.search-results .event').first().waitFor();
+      expect(await page.locator('.search-form').isVisible(), kind).toBe(true);
+      for (const v of await axeViolations(page)) found.push(`${kind} with results: ${v}`);
+      await page.context().close();
+    }
+    expect(found).toEqual([]);
+    expect(record.problems).toEqual([]);
   });
 
   it('has no axe-core violation on a page of each kind', async () => {
