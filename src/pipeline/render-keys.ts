@@ -82,6 +82,8 @@ export interface CalendarKeyInput {
 }
 
 export interface CalendarKeys {
+  /** Its events as spooled: what of it search.json is rendered from (with "now"). */
+  events: string;
   /** What all of the calendar's own files (calendar.ics, feeds, pages) are rendered from. */
   files: string;
   /** What its share of the combined calendar.ics is: its entries and their VEVENTs. */
@@ -107,7 +109,7 @@ export function calendarKeys(input: CalendarKeyInput): CalendarKeys {
 
   const files = createHash('sha256');
   for (const part of [SCHEME, 'calendar', input.environment, input.calendars, JSON.stringify(input.cal), events, icsKey]) field(files, part);
-  return { files: files.digest('base64url'), ics: icsKey };
+  return { events, files: files.digest('base64url'), ics: icsKey };
 }
 
 /** index.html's upcoming count of a calendar (upcomingCount of its events), from its refs. */
@@ -147,10 +149,10 @@ export function indexKey(environment: string, calendars: string, upcoming: reado
   return hash.digest('base64url');
 }
 
-/** What search.json is rendered from: the calendars and each one's files fingerprint (calendarKeys().files), which covers its events. */
-export function searchIndexKey(environment: string, calendars: string, calendarFiles: readonly string[]): string {
+/** What search.json is rendered from: the calendars and each one's events (calendarKeys().events), in list order. */
+export function searchIndexKey(environment: string, calendars: string, calendarEvents: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const part of [SCHEME, 'search', environment, calendars, ...calendarFiles]) field(hash, part);
+  for (const part of [SCHEME, 'search', environment, calendars, ...calendarEvents]) field(hash, part);
   return hash.digest('base64url');
 }
 

@@ -79,10 +79,10 @@ export class SiteRenderer {
   private readonly upcoming = new Map<string, number>();
   private readonly environment: string;
   private readonly calendarsJson: string;
-  // What the combined files need of each calendar rendered: the fingerprints of its files and of its
-  // calendar.ics, and its removed events' entries. Nothing per live event: while the crawl goes on, its events'
+  // What the combined files need of each calendar rendered: the fingerprints of its events and of
+  // its calendar.ics, and its removed events' entries. Nothing per live event: while the crawl goes on, its events'
   // entries are made again at the end, from the spooled refs, as each calendar's were.
-  private readonly done = new Map<string, { filesKey: string; icsKey: string; removed: IcsEntry[] }>();
+  private readonly done = new Map<string, { eventsKey: string; icsKey: string; removed: IcsEntry[] }>();
   // The soonest upcoming events of the calendars rendered so far, as many as the combined feeds or
   // the home page list (soonestKept): the first of them are each one's events.
   private soonest: EventRef[] = [];
@@ -126,7 +126,7 @@ export class SiteRenderer {
     const candidates = upcoming.slice(0, limit);
     this.soonest = [...this.soonest, ...upcoming.slice(0, this.soonestKept)].sort(compareRefs).slice(0, this.soonestKept);
     // Recorded before the first await, so a second call for this calendar fails at once.
-    this.done.set(cal.id, { filesKey: keys.files, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
+    this.done.set(cal.id, { eventsKey: keys.events, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics.
@@ -236,11 +236,11 @@ export class SiteRenderer {
 
   /**
    * search.json: the upcoming events (as calendar pages list them) of every listed calendar, by
-   * start. Its inputs are each calendar's events, which each calendar's files fingerprint already.
+   * start: rendered from each calendar's events (their fingerprints, made with its files') and "now".
    */
   private async searchIndex(events: ReadonlyMap<string, Iterable<EventRef>>): Promise<void> {
     const { ctx, calendars, spool, calendarFiles } = this.input;
-    const key = searchIndexKey(this.environment, this.calendarsJson, calendars.map((cal) => this.done.get(cal.id)!.filesKey));
+    const key = searchIndexKey(this.environment, this.calendarsJson, calendars.map((cal) => this.done.get(cal.id)!.eventsKey));
     const until = await calendarFiles.write('search index', key, [paths.site('search.json')], async () => {
       const site = ownClock(this.input.site);
       const refs: EventRef[] = [];

@@ -71,10 +71,9 @@
   function search() {
     var box = document.querySelector('[data-calfeed-search]');
     if (!box || !window.fetch || !window.URLSearchParams || !history.pushState) return;
-    var form = box.querySelector('form');
-    var q = form.elements.namedItem('q');
-    var calendarSelect = form.elements.namedItem('calendar');
-    var categorySelect = form.elements.namedItem('category');
+    var q = box.querySelector('[name="q"]');
+    var calendarSelect = box.querySelector('[name="calendar"]');
+    var categorySelect = box.querySelector('[name="category"]');
     var status = box.querySelector('.search-status');
     var results = box.querySelector('.search-results');
     var listings = document.querySelectorAll('[data-calfeed-listing]');
@@ -260,9 +259,16 @@
     });
     calendarSelect.addEventListener('change', function () { typing = false; run('push'); });
     categorySelect.addEventListener('change', function () { typing = false; run('push'); });
-    form.addEventListener('submit', function (event) { event.preventDefault(); clearTimeout(timer); typing = false; run('push'); });
-    form.addEventListener('reset', function () {
-      setTimeout(function () { typing = false; wanted = { calendar: own, category: '' }; calendarSelect.value = own; run('push'); });
+    q.addEventListener('keydown', function (event) {
+      if (event.key === 'Enter') { clearTimeout(timer); typing = false; run('push'); }
+    });
+    box.querySelector('[data-calfeed-clear]').addEventListener('click', function () {
+      clearTimeout(timer);
+      typing = false;
+      q.value = '';
+      calendarSelect.value = own;
+      categorySelect.value = '';
+      run('push');
     });
     window.addEventListener('popstate', function () { typing = false; fromUrl(); run(null); });
   }

@@ -115,7 +115,7 @@ describe.each(['env', 'token-file'])('a hostile build with the token from %s', (
     // The top level is calfeed's layout, nothing a climbing id made up (etc/, passwd...).
     const top = new Set(inOut.filter((e) => !e.path.includes('/')).map((e) => e.path));
     expect([...top].sort()).toEqual(
-      ['404.html', '_headers', 'atom.xml', 'calendar.ics', 'calendars', 'event-calendar', 'event-calendars', 'feed.json', 'index.html', 'manifest.json', 'page.js', 'robots.txt', 'rss.xml', 'sitemap.xml', 'style.css', 'widget.js'].sort(),
+      ['404.html', '_headers', 'atom.xml', 'calendar.ics', 'calendars', 'event-calendar', 'event-calendars', 'feed.json', 'index.html', 'manifest.json', 'page.js', 'robots.txt', 'rss.xml', 'search.json', 'sitemap.xml', 'style.css', 'widget.js'].sort(),
     );
   });
 
