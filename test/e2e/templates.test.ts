@@ -105,7 +105,7 @@ describe('a --templates file that overrides nothing', () => {
     const r = await build(out, ['--templates', dir]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${join(dir, 'partials/event-items.hbs')} overrides nothing: calfeed has no partials/event-items.hbs and no template includes it. Did you mean partials/event-item.hbs?`);
-    expect(r.stderr).toContain('Known names in partials/: partials/day-list.hbs, partials/event-item.hbs, partials/subscribe.hbs.');
+    expect(r.stderr).toContain('Known names in partials/: partials/day-list.hbs, partials/event-item.hbs, partials/search.hbs, partials/subscribe.hbs.');
     expect(await listFiles(out).catch(() => [])).toEqual([]);
   });
 });
