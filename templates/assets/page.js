@@ -2,6 +2,7 @@
 // comes from the page (its text is in the page's language, from the message catalog).
 // 1. Event pages: show the event's time in the visitor's own time zone, named in the page's language.
 // 2. Subscribe boxes: a button that copies the calendar address.
+// 3. The widget page in a frame: tells the embedding page its height (docs/pages.md's snippet applies it).
 (function () {
   'use strict';
   var lang = document.documentElement.lang || undefined;
@@ -57,6 +58,24 @@
     });
   }
 
+  // Posted to any origin: a height is no secret, and the frame cannot know who embeds it. The
+  // embedding page checks the sender (origin and frame) before it applies it.
+  function frameHeight() {
+    if (window.parent === window || !document.body.classList.contains('widget-page')) return;
+    var last = -1;
+    var send = function (force) {
+      // The page's own height (no margin escapes <main>), not the frame's: a frame can shrink too.
+      var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (height === last && force !== true) return;
+      last = height;
+      window.parent.postMessage({ type: 'calfeed:height', height: height }, '*');
+    };
+    if (window.ResizeObserver) new ResizeObserver(send).observe(document.documentElement);
+    window.addEventListener('load', function () { send(true); });
+    send();
+  }
+
   localTimes();
   copyButtons();
+  frameHeight();
 })();

@@ -29,7 +29,7 @@ export type DaysPageName = 'calendar' | 'past';
 const COMPILE_OPTIONS: CompileOptions = { strict: true, preventIndent: true };
 
 /** The messages widget.js shows (it is given them in every language with a catalog). */
-export const WIDGET_MESSAGES = ['status.cancelled', 'calendar.noUpcoming', 'widget.error'] as const;
+export const WIDGET_MESSAGES = ['status.cancelled', 'calendar.noUpcoming', 'widget.error', 'widget.seeAll'] as const;
 /** Message keys the renderer's code uses besides the templates: view.ts, widget.js. */
 const CODE_MESSAGES = ['past.title', ...WIDGET_MESSAGES];
 

@@ -154,6 +154,8 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
   const embed = {
     widgetScript: absoluteUrl(site.siteUrl, paths.site('widget.js')),
     widgetPage: absoluteUrl(site.siteUrl, paths.calendar(cal.slug, 'widget.html')),
+    // The frame's height messages come from here: the snippet's script accepts no other sender.
+    origin: new URL(site.siteUrl).origin,
   };
   const back = [{ label: cal.title, href: relHref(pastFile, indexFile) }];
   const upcomingCount = upcoming.filter((e) => !isCancelled(e)).length;
