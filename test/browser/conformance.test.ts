@@ -32,8 +32,10 @@ beforeAll(async () => {
   // Served before it is built: 404.html's links are absolute, from --site-url, which must be the server's.
   await mkdir(out);
   server = await startPreviewServer({ dir: out, port: 0 });
-  // No --base-url: the embedded demo portal, as `npx calfeed build` on a fresh machine.
-  const build = await runCli(['build', '--out', out, '--cache-dir', join(work, 'cache'), '--site-url', server.url, '--quiet'], { cwd: work });
+  // No --base-url: the embedded demo portal, as `npx calfeed build` on a fresh machine; with header
+  // and footer links, so that their markup (two more <nav> landmarks a page) is checked too.
+  const links = ['--header-link', 'About=about/', '--header-link', 'University=https://www.example.edu/', '--footer-link', 'Contact=/contact/'];
+  const build = await runCli(['build', '--out', out, '--cache-dir', join(work, 'cache'), '--site-url', server.url, '--quiet', ...links], { cwd: work });
   expect(build.code, build.stderr).toBe(0);
   pages = (await fg('**/*.html', { cwd: out })).sort();
   // A page both checkers must fault, checked with the rest: proof that they ran and report.
