@@ -62,11 +62,12 @@ async function writeFiles(dir: string, files: Map<string, string>): Promise<void
 async function buildSite(dir: string, siteUrl: string): Promise<void> {
   const ctx = sampleSite({ siteUrl });
   const model = browserModel();
-  const files = renderHtmlSite(await loadHtmlRenderer(), model, ctx);
+  const pageHtml = await loadHtmlRenderer();
+  const files = renderHtmlSite(pageHtml, model, ctx);
   const all = model.calendars.flatMap((c) => model.events.get(c.id) ?? []);
   for (const cal of [null, ...model.calendars]) {
     const events = cal ? (model.events.get(cal.id) ?? []) : all;
-    const feeds = renderSyndication(renderContext, cal, model.calendars, events, ctx);
+    const feeds = renderSyndication(renderContext, cal, model.calendars, events, ctx, pageHtml.text(ctx));
     const at = (name: 'rss.xml' | 'atom.xml' | 'feed.json' | 'calendar.ics'): string => (cal ? paths.calendar(cal.slug, name) : paths.site(name));
     files.set(at('rss.xml'), feeds.rss);
     files.set(at('atom.xml'), feeds.atom);
