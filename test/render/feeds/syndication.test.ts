@@ -121,7 +121,7 @@ describe('RSS 2.0', () => {
 
   it("words its items and channel in the site's page language: Lithuanian for --locale lt, none of the English left", async () => {
     const lt = sampleSite({ locale: 'lt' });
-    const cancelled = sampleEvent({ id: 'e2', slug: 'e2', status: 'cancelled', cancelled: true });
+    const cancelled = sampleEvent({ id: 'e2', slug: 'e2', status: 'cancelled' });
     const { rss, json } = renderSyndication(ctx, null, [science], [sampleEvent(), cancelled], lt, words('lt'));
     const feed = await rssParser.parseString(rss);
     expect(feed.description).toBe(`Artėjantys renginiai: ${science.title}`);
