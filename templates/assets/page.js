@@ -2,6 +2,7 @@
 // comes from the page (its text is in the page's language, from the message catalog).
 // 1. Event pages: show the event's time in the visitor's own time zone, named in the page's language.
 // 2. Subscribe boxes: a button that copies the calendar address.
+// 3. Event pages: say that the event has ended, once it has (the page may be older than that).
 (function () {
   'use strict';
   var lang = document.documentElement.lang || undefined;
@@ -57,6 +58,14 @@
     });
   }
 
+  function ended() {
+    document.querySelectorAll('[data-calfeed-ended]').forEach(function (notice) {
+      var end = new Date(notice.getAttribute('data-calfeed-ended') || '').getTime();
+      if (!isNaN(end) && Date.now() >= end) notice.hidden = false;
+    });
+  }
+
   localTimes();
   copyButtons();
+  ended();
 })();
