@@ -3,6 +3,7 @@
 // 1. Event pages: show the event's time in the visitor's own time zone, named in the page's language.
 // 2. Subscribe boxes: a button that copies the calendar address.
 // 3. The widget page in a frame: tells the embedding page its height (docs/pages.md's snippet applies it).
+// 4. Event pages: say that the event has ended, once it has (the page may be older than that).
 (function () {
   'use strict';
   var lang = document.documentElement.lang || undefined;
@@ -75,7 +76,15 @@
     send();
   }
 
+  function ended() {
+    document.querySelectorAll('[data-calfeed-ended]').forEach(function (notice) {
+      var end = new Date(notice.getAttribute('data-calfeed-ended') || '').getTime();
+      if (!isNaN(end) && Date.now() >= end) notice.hidden = false;
+    });
+  }
+
   localTimes();
   copyButtons();
   frameHeight();
+  ended();
 })();

@@ -148,6 +148,27 @@ describe('every page kind of the demo build', () => {
     await page.context().close();
   });
 
+  it('says on the page of an event that is over that it has ended, and not on one still to come (page.js: pages outlive their build)', async () => {
+    const notices: Array<{ file: string; endsAt: number; timed: boolean }> = [];
+    for (const file of pages.filter((p) => /^calendars\/[^/]+\/events\//.test(p))) {
+      const html = await readFile(join(out, file), 'utf8');
+      const at = /data-calfeed-ended="([^"]+)"/.exec(html)?.[1];
+      if (at !== undefined) notices.push({ file, endsAt: Date.parse(at), timed: html.includes('data-calfeed-local') });
+    }
+    const over = notices.find((n) => n.endsAt < Date.now() - 3_600_000);
+    // A timed one: its visitor's-time line shows that page.js ran there too.
+    const coming = notices.find((n) => n.endsAt > Date.now() + 3_600_000 && n.timed);
+    expect(over && coming, 'the demo has events that ended and events to come').toBeTruthy();
+    const page = await openRecordingPage(browser, record);
+    await page.goto(server.url + over!.file);
+    await expect.poll(() => page.locator('[data-calfeed-ended]').isVisible()).toBe(true);
+    expect(await page.locator('[data-calfeed-ended]').textContent()).toBe('This event has ended.');
+    await page.goto(server.url + coming!.file);
+    expect(await page.locator('[data-calfeed-ended]').isVisible()).toBe(false);
+    expect(await page.locator('[data-calfeed-local]').isVisible()).toBe(true);
+    await page.context().close();
+  });
+
   it('prints the events in black on white, without buttons, subscribe boxes or embed snippets', async () => {
     const kinds = await pageKinds();
     for (const kind of ['calendar page', 'event page', 'home page']) {

@@ -28,11 +28,12 @@ async function writeFiles(dir: string, files: Map<string, string>): Promise<void
 /** Writes every file of `model`'s site, rendered with the settings `site`, into `dir`. */
 export async function writeSampleSite(dir: string, model: SiteModel, site: SiteContext): Promise<void> {
   const renderContext = createRenderContext();
-  const files = renderHtmlSite(await loadHtmlRenderer(), model, site);
+  const html = await loadHtmlRenderer();
+  const files = renderHtmlSite(html, model, site);
   const all = model.calendars.flatMap((c) => model.events.get(c.id) ?? []);
   for (const cal of [null, ...model.calendars]) {
     const events = cal ? (model.events.get(cal.id) ?? []) : all;
-    const feeds = renderSyndication(renderContext, cal, model.calendars, events, site);
+    const feeds = renderSyndication(renderContext, cal, model.calendars, events, site, html.text(site));
     const at = (name: 'rss.xml' | 'atom.xml' | 'feed.json' | 'calendar.ics'): string => (cal ? paths.calendar(cal.slug, name) : paths.site(name));
     files.set(at('rss.xml'), feeds.rss);
     files.set(at('atom.xml'), feeds.atom);

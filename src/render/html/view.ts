@@ -309,6 +309,9 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
       // The visitor's-zone line is filled in by page.js from these instants.
       startIso: new Date(span.start).toISOString(),
       endIso: e.when.kind === 'timed' && e.when.end !== undefined ? new Date(e.when.end).toISOString() : '',
+      // When it is over (all-day: the next midnight in its zone): page.js then says it has ended,
+      // as a page built before may be read long after.
+      endsAt: new Date(span.end).toISOString(),
       location: e.location
         ? { name: e.location.name ?? null, address: e.location.address ?? null, text: e.location.text }
         : null,
