@@ -31,7 +31,7 @@ const COMPILE_OPTIONS: CompileOptions = { strict: true, preventIndent: true };
 /** The messages widget.js shows (it is given them in every language with a catalog). */
 export const WIDGET_MESSAGES = ['status.cancelled', 'calendar.noUpcoming', 'widget.error', 'widget.seeAll'] as const;
 /** The feeds' words (src/render/syndication/): item titles and bodies, a feed's fallback title and description. */
-const FEED_MESSAGES = ['feed.untitled', 'feed.description', 'feed.cancelledTitle', 'event.cancelled', 'feed.when', 'feed.where', 'feed.eventPage', 'feed.addToCalendar', 'feed.onPortal'];
+const FEED_MESSAGES = ['feed.description', 'feed.cancelledTitle', 'event.cancelled', 'feed.when', 'feed.where', 'feed.eventPage', 'feed.addToCalendar', 'feed.onPortal'];
 /** Message keys the renderer's code uses besides the templates: view.ts, widget.js, the feeds. */
 const CODE_MESSAGES = ['past.title', ...WIDGET_MESSAGES, ...FEED_MESSAGES];
 

@@ -81,7 +81,8 @@ function cdataSafe(html: string): string {
 function buildFeed(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, text: PageText, withPublished: boolean): Feed {
   const file = (name: 'rss.xml' | 'atom.xml' | 'feed.json'): string =>
     absoluteUrl(site.siteUrl, cal ? paths.calendar(cal.slug, name) : paths.site(name));
-  const title = stripControl(cal ? cal.title : site.title).trim() || text.t('feed.untitled');
+  // An untitled calendar's feed goes by the site's name (a name, not page text: the default --title is one too).
+  const title = stripControl(cal?.title ?? '').trim() || stripControl(site.title).trim() || 'calfeed';
   const description = (cal?.description ? htmlToText(ctx, cal.description) : '') || text.t('feed.description', { title: (cal ? '' : calendarList(calendars)) || title });
   // RSS has no way to say "this is text": many readers render channel text as HTML, as they do item
   // titles, so RSS gets it escaped like them (the RSS feed is the one built without `published`).
