@@ -168,8 +168,14 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       spool = EventSpool.create(staging.dir, headerLine({ portal, inputs }));
       const crawlSpool = spool;
       const calendarSegments = new Map(history.calendars.map((r) => [r.calendar.id, r.calendar.slug]));
-      const onCalendarDone = (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> =>
-        rendererFor(calendars, crawlSpool).calendar(calendar, events, tracker.finishCalendar(calendar.id, calendar.slug));
+      let calendarsDone = 0;
+      // The last calendar to complete is left to finish(), after the page workers stop: nothing is
+      // left to overlap with, and a worker rendering a big calendar's pages beside its own idle
+      // heap is what decided a one-calendar build's peak memory.
+      const onCalendarDone = async (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> => {
+        if (++calendarsDone === calendars.length) return;
+        await rendererFor(calendars, crawlSpool).calendar(calendar, events, tracker.finishCalendar(calendar.id, calendar.slug));
+      };
       gathered = await crawlPortal({ run, client, cache, staging, site, ctx, tracker, eventFiles, spool: crawlSpool, lastSpool, probe: upToDate.probe, calendarSegments, started, onCalendarDone });
       if (gathered.reusedEvents > 0) {
         log.info(

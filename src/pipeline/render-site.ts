@@ -212,7 +212,7 @@ export class SiteRenderer {
     const key = combinedFeedsKey(this.environment, this.calendarsJson, selected, newest, (ref) => spool.record(ref));
     const until = await calendarFiles.write('combined feeds', key, files, async () => {
       const site = ownClock(this.input.site);
-      const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, site);
+      const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, site, this.input.html.text(site));
       await this.staging.write(paths.site('rss.xml'), feeds.rss);
       await this.staging.write(paths.site('atom.xml'), feeds.atom);
       await this.staging.write(paths.site('feed.json'), feeds.json);

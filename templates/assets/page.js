@@ -5,6 +5,8 @@
 // 3. Home and calendar pages: search and filters over search.json, loaded when first used; the
 //    state is in the URL's query (q, calendar, category), so a filtered view can be shared and
 //    Back returns to the view before.
+// 4. The widget page in a frame: tells the embedding page its height (docs/pages.md's snippet applies it).
+// 5. Event pages: say that the event has ended, once it has (the page may be older than that).
 (function () {
   'use strict';
   var lang = document.documentElement.lang || undefined;
@@ -273,7 +275,33 @@
     window.addEventListener('popstate', function () { typing = false; fromUrl(); run(null); });
   }
 
+  // Posted to any origin: a height is no secret, and the frame cannot know who embeds it. The
+  // embedding page checks the sender (origin and frame) before it applies it.
+  function frameHeight() {
+    if (window.parent === window || !document.body.classList.contains('widget-page')) return;
+    var last = -1;
+    var send = function (force) {
+      // The page's own height (no margin escapes <main>), not the frame's: a frame can shrink too.
+      var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (height === last && force !== true) return;
+      last = height;
+      window.parent.postMessage({ type: 'calfeed:height', height: height }, '*');
+    };
+    if (window.ResizeObserver) new ResizeObserver(send).observe(document.documentElement);
+    window.addEventListener('load', function () { send(true); });
+    send();
+  }
+
+  function ended() {
+    document.querySelectorAll('[data-calfeed-ended]').forEach(function (notice) {
+      var end = new Date(notice.getAttribute('data-calfeed-ended') || '').getTime();
+      if (!isNaN(end) && Date.now() >= end) notice.hidden = false;
+    });
+  }
+
   localTimes();
   copyButtons();
   search();
+  frameHeight();
+  ended();
 })();

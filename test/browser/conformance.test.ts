@@ -32,8 +32,10 @@ beforeAll(async () => {
   // Served before it is built: 404.html's links are absolute, from --site-url, which must be the server's.
   await mkdir(out);
   server = await startPreviewServer({ dir: out, port: 0 });
-  // No --base-url: the embedded demo portal, as `npx calfeed build` on a fresh machine.
-  const build = await runCli(['build', '--out', out, '--cache-dir', join(work, 'cache'), '--site-url', server.url, '--quiet'], { cwd: work });
+  // No --base-url: the embedded demo portal, as `npx calfeed build` on a fresh machine; with header
+  // and footer links, so that their markup (two more <nav> landmarks a page) is checked too.
+  const links = ['--header-link', 'About=about/', '--header-link', 'University=https://www.example.edu/', '--footer-link', 'Contact=/contact/'];
+  const build = await runCli(['build', '--out', out, '--cache-dir', join(work, 'cache'), '--site-url', server.url, '--quiet', ...links], { cwd: work });
   expect(build.code, build.stderr).toBe(0);
   pages = (await fg('**/*.html', { cwd: out })).sort();
   // A page both checkers must fault, checked with the rest: proof that they ran and report.
@@ -144,6 +146,27 @@ describe('every page kind of the demo build', () => {
     expect(await page.locator('meta[property="og:image"]').getAttribute('content')).toBe(src);
     expect(await page.locator('meta[name="twitter:card"]').getAttribute('content')).toBe('summary_large_image');
     expect(await page.locator('meta[property="og:url"]').getAttribute('content')).toBe(server.url + file);
+    await page.context().close();
+  });
+
+  it('says on the page of an event that is over that it has ended, and not on one still to come (page.js: pages outlive their build)', async () => {
+    const notices: Array<{ file: string; endsAt: number; timed: boolean }> = [];
+    for (const file of pages.filter((p) => /^calendars\/[^/]+\/events\//.test(p))) {
+      const html = await readFile(join(out, file), 'utf8');
+      const at = /data-calfeed-ended="([^"]+)"/.exec(html)?.[1];
+      if (at !== undefined) notices.push({ file, endsAt: Date.parse(at), timed: html.includes('data-calfeed-local') });
+    }
+    const over = notices.find((n) => n.endsAt < Date.now() - 3_600_000);
+    // A timed one: its visitor's-time line shows that page.js ran there too.
+    const coming = notices.find((n) => n.endsAt > Date.now() + 3_600_000 && n.timed);
+    expect(over && coming, 'the demo has events that ended and events to come').toBeTruthy();
+    const page = await openRecordingPage(browser, record);
+    await page.goto(server.url + over!.file);
+    await expect.poll(() => page.locator('[data-calfeed-ended]').isVisible()).toBe(true);
+    expect(await page.locator('[data-calfeed-ended]').textContent()).toBe('This event has ended.');
+    await page.goto(server.url + coming!.file);
+    expect(await page.locator('[data-calfeed-ended]').isVisible()).toBe(false);
+    expect(await page.locator('[data-calfeed-local]').isVisible()).toBe(true);
     await page.context().close();
   });
 

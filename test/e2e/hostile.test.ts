@@ -203,7 +203,7 @@ describe('markup from the API', () => {
     expect(await read(main(), 'page.js')).toBe(await readFile(new URL('page.js', BUILTIN_ASSETS), 'utf8'));
     const widget = await read(main(), 'widget.js');
     const messages = /var TEXT = (\{.*?\}) \|\| /.exec(widget)![1]!;
-    expect(Object.keys(JSON.parse(messages).messages.en).sort()).toEqual(['calendar.noUpcoming', 'status.cancelled', 'widget.error']);
+    expect(Object.keys(JSON.parse(messages).messages.en).sort()).toEqual(['calendar.noUpcoming', 'status.cancelled', 'widget.error', 'widget.seeAll']);
     expect(widget.replace(messages, '/*calfeed:messages*/null')).toBe(await readFile(new URL('widget.js', BUILTIN_ASSETS), 'utf8'));
   });
 

@@ -9,7 +9,7 @@ import { absoluteUrl, paths } from '../../paths.js';
 import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { dayKeyOf, eventDayKey, formatDay, formatLongWhen, nextDayKeyAt, safeZone } from './format.js';
-import { relHref, safeHttpUrl, subscribeLinks } from './links.js';
+import { relHref, safeHttpUrl, siteLinkViews, subscribeLinks } from './links.js';
 import { item, type DayView, type EventItemView } from './days.js';
 import type { PageText } from './messages.js';
 import { description, page, scope, zoneOf, type Scope } from './view.js';
@@ -100,7 +100,14 @@ export function notFoundView(ctx: RenderContext, site: SiteContext, text: PageTe
   const relative = page(c, file, text.t('notFound.title'), subscribeLinks(site.siteUrl, null, site.title), site.title, []);
   const absolute = (href: string): string => absoluteUrl(site.siteUrl, href);
   return {
-    page: { ...relative, home: site.siteUrl, stylesheet: absolute(paths.site('style.css')), script: absolute(paths.site('page.js')) },
+    page: {
+      ...relative,
+      home: site.siteUrl,
+      stylesheet: absolute(paths.site('style.css')),
+      script: absolute(paths.site('page.js')),
+      headerLinks: siteLinkViews(site.headerLinks, null, site.siteUrl),
+      footerLinks: siteLinkViews(site.footerLinks, null, site.siteUrl),
+    },
     calendars: absolute(paths.site('index.html')),
   };
 }

@@ -30,9 +30,11 @@ export type DaysPageName = 'calendar' | 'past';
 const COMPILE_OPTIONS: CompileOptions = { strict: true, preventIndent: true };
 
 /** The messages widget.js shows (it is given them in every language with a catalog). */
-export const WIDGET_MESSAGES = ['status.cancelled', 'calendar.noUpcoming', 'widget.error'] as const;
-/** Message keys the renderer's code uses besides the templates: view.ts, widget.js, page.js's search. */
-const CODE_MESSAGES = ['past.title', ...WIDGET_MESSAGES, ...SEARCH_MESSAGES];
+export const WIDGET_MESSAGES = ['status.cancelled', 'calendar.noUpcoming', 'widget.error', 'widget.seeAll'] as const;
+/** The feeds' words (src/render/syndication/): item titles and bodies, a feed's description. */
+const FEED_MESSAGES = ['feed.description', 'feed.cancelledTitle', 'event.cancelled', 'feed.when', 'feed.where', 'feed.eventPage', 'feed.addToCalendar', 'feed.onPortal'];
+/** Message keys the renderer's code uses besides the templates: view.ts, widget.js, page.js's search, the feeds. */
+const CODE_MESSAGES = ['past.title', ...WIDGET_MESSAGES, ...SEARCH_MESSAGES, ...FEED_MESSAGES];
 
 export interface TemplateSet {
   /** Render a page template with a plain view model, its {{t}} text from `text`. */

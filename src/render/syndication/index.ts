@@ -19,6 +19,7 @@ import { eventPublished, eventStamp, type Calendar, type FeedEvent, type SiteCon
 import { absoluteUrl, paths } from '../../paths.js';
 import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
+import type { PageText } from '../html/messages.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
 import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle, type EventImage } from './item.js';
@@ -77,12 +78,12 @@ function cdataSafe(html: string): string {
   return html.replace(/]]>/g, ']]&gt;');
 }
 
-function buildFeed(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, withPublished: boolean): Feed {
+function buildFeed(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, text: PageText, withPublished: boolean): Feed {
   const file = (name: 'rss.xml' | 'atom.xml' | 'feed.json'): string =>
     absoluteUrl(site.siteUrl, cal ? paths.calendar(cal.slug, name) : paths.site(name));
-  const title = stripControl(cal ? cal.title : site.title).trim() || 'Events';
-  const description = (cal?.description ? htmlToText(ctx, cal.description) : '') ||
-    (cal ? `Upcoming events: ${title}` : `Upcoming events: ${calendarList(calendars) || title}`);
+  // An untitled calendar's feed goes by the site's name (a name, not page text: the default --title is one too).
+  const title = stripControl(cal?.title ?? '').trim() || stripControl(site.title).trim() || 'calfeed';
+  const description = (cal?.description ? htmlToText(ctx, cal.description) : '') || text.t('feed.description', { title: (cal ? '' : calendarList(calendars)) || title });
   // RSS has no way to say "this is text": many readers render channel text as HTML, as they do item
   // titles, so RSS gets it escaped like them (the RSS feed is the one built without `published`).
   // Atom's title and subtitle are type="text" by default and stay as they are.
@@ -165,24 +166,24 @@ function atomImageTypes(atom: string): string {
 }
 
 /** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null). */
-export function renderSyndication(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): SyndicationFeeds {
-  return renderFeeds(ctx, cal, calendars, selectFeedEvents(ctx, events, calendars, site), newestStamp(events), site);
+export function renderSyndication(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext, text: PageText): SyndicationFeeds {
+  return renderFeeds(ctx, cal, calendars, selectFeedEvents(ctx, events, calendars, site), newestStamp(events), site, text);
 }
 
 /**
  * The feeds of events already chosen by selectFeedEvents, so a build can pick them without holding
  * every event. Dated by the newest item, else by `fallbackStamp` (newestStamp of all the events).
  */
-export function renderFeeds(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], selected: FeedEvent[], fallbackStamp: number, site: SiteContext): SyndicationFeeds {
+export function renderFeeds(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], selected: FeedEvent[], fallbackStamp: number, site: SiteContext, text: PageText): SyndicationFeeds {
   const zoneFor = zoneLookup(calendars, site);
   const entries: Entry[] = selected.map((event) => {
     const zone = zoneFor(event);
     const image = eventImage(ctx, event);
-    return { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone), body: itemBody(ctx, event, site, zone, image), image };
+    return { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone, text), body: itemBody(ctx, event, site, zone, image, text), image };
   });
   const updated = new Date(selected.length ? newestStamp(selected) : fallbackStamp);
-  const atomAndJson = buildFeed(ctx, cal, calendars, entries, updated, site, true);
-  const rss = buildFeed(ctx, cal, calendars, entries, updated, site, false);
+  const atomAndJson = buildFeed(ctx, cal, calendars, entries, updated, site, text, true);
+  const rss = buildFeed(ctx, cal, calendars, entries, updated, site, text, false);
   return {
     rss: stripControl(rss.rss2()) + '\n',
     atom: atomImageTypes(stripControl(atomAndJson.atom1())) + '\n',

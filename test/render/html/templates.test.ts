@@ -88,7 +88,7 @@ describe('user templates', () => {
     });
     const html = await loadHtmlRenderer(dir);
     expect(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), site)).toBe(
-      '[page][featured][today][thisWeek][later][hasUpcoming][calendars][subscribe][copyId][search]<lang><locale><title><siteTitle><description><home><stylesheet><script><canonical><generator><logo><primaryColor><crumbs><image><alternates>',
+      '[page][featured][today][thisWeek][later][hasUpcoming][calendars][subscribe][copyId][search]<lang><locale><title><siteTitle><description><home><stylesheet><script><canonical><generator><logo><primaryColor><crumbs><headerLinks><footerLinks><image><alternates>',
     );
     const model = sampleModel();
     const cal = model.calendars[0]!;
