@@ -276,14 +276,13 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
   const span = eventSpan(ctx, e.when, zone);
   const email = safeMailto(e.organizer?.email);
   const title = `${e.title} · ${cal.title}`;
-  const pageTitle = siteTitled(title, site);
   const portalUrl = safeHttpUrl(ctx, e.url);
   return {
     page: shared
       ? {
           lang: shared.page.lang,
           locale: shared.page.locale,
-          title: pageTitle,
+          title: siteTitled(title, site),
           siteTitle: shared.page.siteTitle,
           description: summary(ctx, e.description) ?? null,
           home: shared.page.home,
@@ -311,9 +310,7 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
       // The visitor's-zone line is filled in by page.js from these instants.
       startIso: new Date(span.start).toISOString(),
       endIso: e.when.kind === 'timed' && e.when.end !== undefined ? new Date(e.when.end).toISOString() : '',
-      // When it is over (all-day: the next midnight in its zone): page.js then says it has ended,
-      // as a page built before may be read long after.
-      endsAt: new Date(span.end).toISOString(),
+      endsAt: new Date(span.end).toISOString(), // page.js says "has ended" from then (all-day: the next midnight)
       location: e.location
         ? { name: e.location.name ?? null, address: e.location.address ?? null, text: e.location.text }
         : null,
