@@ -145,6 +145,12 @@ export function listEvent(e: ListEvent): ListEvent {
   return { calendarId, id, slug, title, when, status, ...(removedAt !== undefined ? { removedAt } : {}), ...(location ? { location: { text: location.text } } : {}) };
 }
 
+/** A link of the site's header or footer: its text, and an http(s) URL or a path on the site. */
+export interface SiteLink {
+  label: string;
+  url: string;
+}
+
 /** Options every renderer shares. All pure data (the clock too: it is the instant and what was read of it), no disk. */
 export interface SiteContext {
   /** Absolute public URL of the output folder, always ending with '/'. */
@@ -159,6 +165,9 @@ export interface SiteContext {
   logo?: string;
   /** Brand colour, #rgb or #rrggbb (CSS --calfeed-primary). */
   primaryColor?: string;
+  /** Links in every page's header and footer (--header-link, --footer-link). */
+  headerLinks?: readonly SiteLink[];
+  footerLinks?: readonly SiteLink[];
   /** Default IANA zone (calendars may override). */
   timeZone: string;
   /**

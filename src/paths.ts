@@ -155,7 +155,8 @@ export type SiteFile =
   | 'past.html'
   | 'sitemap.xml'
   | 'robots.txt'
-  | '404.html';
+  | '404.html'
+  | 'search.json';
 export type CategoryFile = 'index.html' | 'rss.xml' | 'atom.xml' | 'feed.json' | 'calendar.ics';
 export type CalendarFile =
   | 'index.html'

@@ -38,7 +38,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   const specs = optionsFor(command);
   const options: ParseArgsConfig['options'] = {};
   // A list option may be repeated: parseArgs gives an array, parsed like a comma-separated list.
-  for (const spec of specs) options[spec.flag] = { type: spec.type === 'boolean' ? 'boolean' : 'string', multiple: spec.type === 'hosts' };
+  for (const spec of specs) options[spec.flag] = { type: spec.type === 'boolean' ? 'boolean' : 'string', multiple: spec.type === 'hosts' || spec.type === 'links' };
   let values: Record<string, string | string[] | boolean | undefined>;
   let positionals: string[];
   try {

@@ -2,7 +2,7 @@
 // reader, `--help` and the table in docs/configuration.md alike, so the four can never disagree.
 
 export type Command = 'build' | 'inspect' | 'serve' | 'demo-server' | 'verify' | 'init';
-export type OptionType = 'string' | 'int' | 'number' | 'boolean' | 'seconds' | 'duration' | 'bytes' | 'ratio' | 'hosts';
+export type OptionType = 'string' | 'int' | 'number' | 'boolean' | 'seconds' | 'duration' | 'bytes' | 'ratio' | 'hosts' | 'links';
 
 export interface OptionSpec {
   /** Key in calfeed.config.json and in the resolved config. */
@@ -61,6 +61,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'title', flag: 'title', env: 'CALFEED_TITLE', type: 'string', default: 'Events', arg: 'TEXT', commands: B, help: 'The site\'s name: title of the combined feeds and the index page, and the end of every page title.' },
   { key: 'logo', flag: 'logo', env: 'CALFEED_LOGO', type: 'string', arg: 'URL', commands: B, help: 'Logo beside the site\'s name in every page\'s header: an http(s) URL, or a path on the site\'s host such as /static/logo.svg.' },
   { key: 'primaryColor', flag: 'primary-color', env: 'CALFEED_PRIMARY_COLOR', type: 'string', arg: 'COLOR', commands: B, help: 'Brand colour of buttons, links and the header rule in the light theme, as #rgb or #rrggbb (the CSS property --calfeed-primary).' },
+  { key: 'headerLinks', flag: 'header-link', env: 'CALFEED_HEADER_LINKS', type: 'links', arg: 'LABEL=URL', commands: B, help: 'A link in every page\'s header, after the site\'s name: an http(s) URL, or a path on the site (about/ from --site-url, /contact/ from its host). Repeat the flag; in the config file an array of {"label", "url"}; in env a JSON array, or one LABEL=URL a line.' },
+  { key: 'footerLinks', flag: 'footer-link', env: 'CALFEED_FOOTER_LINKS', type: 'links', arg: 'LABEL=URL', commands: B, help: 'A link in every page\'s footer, given as --header-link\'s are.' },
   // Feeds.
   { key: 'feedLimit', flag: 'feed-limit', env: 'CALFEED_FEED_LIMIT', type: 'int', default: 500, min: 1, max: 100000, arg: 'N', commands: B, help: 'Most items in each RSS/Atom/JSON feed (upcoming events, by start).' },
   { key: 'icalPastDays', flag: 'ical-past-days', env: 'CALFEED_ICAL_PAST_DAYS', type: 'int', default: 90, min: 0, max: 36500, arg: 'DAYS', commands: B, help: 'iCalendar keeps events that ended up to this many days ago.' },

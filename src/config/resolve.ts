@@ -7,10 +7,12 @@ import { ConfigError } from '../errors.js';
 import type { FieldsConfig } from '../normalize/index.js';
 import type { PagingConfig } from '../crawl/index.js';
 import type { HttpOptions } from '../http/index.js';
+import type { SiteLink } from '../model.js';
 import { checkFile } from './file-check.js';
+import { parseLinks } from './links.js';
 import { OPTIONS, type Command, type OptionSpec } from './options.js';
 
-export type RawValue = string | number | boolean | string[];
+export type RawValue = string | number | boolean | string[] | SiteLink[];
 export interface ConfigLayers {
   flags: Record<string, RawValue | undefined>;
   env: Record<string, string | undefined>;
@@ -45,6 +47,8 @@ export interface ResolvedConfig extends HttpSettings {
   logo?: string;
   /** #rgb or #rrggbb. */
   primaryColor?: string;
+  headerLinks: SiteLink[];
+  footerLinks: SiteLink[];
   feedLimit: number;
   icalPastDays: number;
   keepRemovedDays: number;
@@ -111,6 +115,8 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
     title: str('title')!,
     logo: str('logo'),
     primaryColor: str('primaryColor'),
+    headerLinks: (get.get('headerLinks') as SiteLink[] | undefined) ?? [],
+    footerLinks: (get.get('footerLinks') as SiteLink[] | undefined) ?? [],
     feedLimit: req('feedLimit'),
     icalPastDays: req('icalPastDays'),
     keepRemovedDays: req('keepRemovedDays'),
@@ -125,14 +131,7 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
     fields: fileData.fields as FieldsConfig | undefined,
     paging: { ...DEFAULT_PAGING, ...(fileData.paging as Partial<PagingConfig> | undefined) },
     serve: { dir: str('dir')!, port: num('port'), host: str('host')! },
-    demo: {
-      port: num('port'),
-      dialect: str('dialect')!,
-      faults: str('faults')!,
-      latencyMs: req('latency'),
-      calendars: num('calendars'),
-      eventsPerCalendar: num('events'),
-    },
+    demo: { port: num('port'), dialect: str('dialect')!, faults: str('faults')!, latencyMs: req('latency'), calendars: num('calendars'), eventsPerCalendar: num('events') },
   };
 }
 
@@ -237,6 +236,8 @@ export function parseValue(spec: OptionSpec, raw: RawValue, source: string): Raw
       const bytes = Math.round(Number(m[1]) * UNITS_BYTES[(m[2] || 'b').toLowerCase()]!);
       return bytes >= 1024 ? bytes : fail('a size of at least 1KB');
     }
+    case 'links':
+      return parseLinks(raw, source);
     case 'hosts': {
       // From a repeated flag, a comma-separated string, or a JSON array in the config file.
       const given = (Array.isArray(raw) ? (raw as unknown[]) : [raw]).flatMap((h) => (typeof h === 'string' ? h.split(',') : [h]));

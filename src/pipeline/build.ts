@@ -112,8 +112,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   // The next build store, written beside the current one, made current only after the publish.
   let prepared: PreparedStore | undefined;
   try {
-    // Keyed by portal, so the embedded demo (a new port each run) still builds incrementally and a
-    // cache written for another portal is ignored.
+    // Keyed by portal: the embedded demo (a new port each run) builds incrementally; another portal's cache is ignored.
     const portal = source.demo ? 'embedded demo' : baseUrl;
     const html = await loadHtmlRenderer(config.templates);
     const inputs = buildInputs({ config, portal, timeZone, templates: html.fingerprint, outDir, token });
@@ -124,8 +123,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     signal?.throwIfAborted();
     if (upToDate.upToDate) return upToDateSummary(run, source, client, upToDate.record, upToDate.failures, performance.now() - started);
     if (store.record) log.info(`Building: ${upToDate.why}.`);
-    // What the portal's data makes calfeed warn about, from here on, is what a rebuild that finds
-    // nothing changed repeats; warnings about this run's settings it gives itself.
+    // The portal data's warnings, from here on, are what a rebuild that finds nothing changed repeats.
     const dataWarningsFrom = log.warnings.length;
 
     // The last build's events only when its output and state are current (checkUpToDate).
@@ -141,8 +139,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
 
     const site = siteContext(config, timeZone, now);
     const tracker = new HistoryTracker(history, now, config.keepRemovedDays * DAY_MS);
-    // What this build's renderers remember (in this thread; each page worker has its own): made
-    // here, so the next build in this process starts with nothing remembered.
+    // What this build's renderers remember (each page worker has its own): the next build starts with nothing.
     const ctx = createRenderContext();
     // From the spool, only cancellations' pages can need rendering: not worth starting workers.
     const renderer = (pages = createPageRenderer(ctx, html, site, config.templates, saved ? 0 : undefined));
@@ -168,8 +165,11 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       spool = EventSpool.create(staging.dir, headerLine({ portal, inputs }));
       const crawlSpool = spool;
       const calendarSegments = new Map(history.calendars.map((r) => [r.calendar.id, r.calendar.slug]));
-      const onCalendarDone = (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> =>
-        rendererFor(calendars, crawlSpool).calendar(calendar, events, tracker.finishCalendar(calendar.id, calendar.slug));
+      let calendarsDone = 0;
+      // The last one is left to finish(), after the page workers stop: a big calendar's pages beside a worker's heap set the peak memory.
+      const onCalendarDone = async (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> => {
+        if (++calendarsDone < calendars.length) await rendererFor(calendars, crawlSpool).calendar(calendar, events, tracker.finishCalendar(calendar.id, calendar.slug));
+      };
       gathered = await crawlPortal({ run, client, cache, staging, site, ctx, tracker, eventFiles, spool: crawlSpool, lastSpool, probe: upToDate.probe, calendarSegments, started, onCalendarDone });
       if (gathered.reusedEvents > 0) {
         log.info(

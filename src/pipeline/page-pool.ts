@@ -118,7 +118,7 @@ export function renderCalendar(ctx: RenderContext, html: HtmlRenderer, shared: S
     // TextEncoder, not Buffer.from: each piece gets a buffer of its own, which can be moved.
     const encoder = new TextEncoder();
     const encode = (pieces: Iterable<string>): Uint8Array[] => Array.from(pieces, (piece) => encoder.encode(piece));
-    const feeds = renderFeeds(ctx, job.cal, job.calendars, items, job.newest, site);
+    const feeds = renderFeeds(ctx, job.cal, job.calendars, items, job.newest, site, html.text(site));
     const index = encode(pages.index);
     const past = encode(pages.past);
     // Read once every piece is rendered: what they all took from "now".

@@ -151,7 +151,7 @@ async function renderCategory(input: CategoryInput, category: Category, refs: re
   const key = categoryFilesKey({ environment: input.environment, calendars: input.calendarsJson, category, refs, ics, record: (ref) => spool.record(ref) });
   const until = await input.calendarFiles.write(`category ${category.key}`, key, CATEGORY_FILES.map(file), async () => {
     await staging.writeChunks(file('calendar.ics'), icsChunks(icsHeader(ctx, category, calendars, site), ics, spool));
-    const feeds = renderFeeds(ctx, category, calendars, spool.events(items), newest, site);
+    const feeds = renderFeeds(ctx, category, calendars, spool.events(items), newest, site, html.text(site));
     await staging.write(file('rss.xml'), feeds.rss);
     await staging.write(file('atom.xml'), feeds.atom);
     await staging.write(file('feed.json'), feeds.json);

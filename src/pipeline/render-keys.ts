@@ -83,6 +83,8 @@ export interface CalendarKeyInput {
 }
 
 export interface CalendarKeys {
+  /** Its events as spooled: what of it search.json is rendered from (with "now"). */
+  events: string;
   /** What all of the calendar's own files (calendar.ics, feeds, pages) are rendered from. */
   files: string;
   /** What its share of the combined calendar.ics is: its entries and their VEVENTs. */
@@ -108,7 +110,7 @@ export function calendarKeys(input: CalendarKeyInput): CalendarKeys {
 
   const files = createHash('sha256');
   for (const part of [SCHEME, 'calendar', input.environment, input.calendars, JSON.stringify(input.cal), events, icsKey]) field(files, part);
-  return { files: files.digest('base64url'), ics: icsKey };
+  return { events, files: files.digest('base64url'), ics: icsKey };
 }
 
 /** index.html's upcoming count of a calendar (upcomingCount of its events), from its refs. */
@@ -177,6 +179,13 @@ export function categoryFilesKey(input: CategoryKeyInput): string {
 export function categoriesKey(environment: string, counts: readonly CategoryCount[]): string {
   const hash = createHash('sha256');
   for (const part of [SCHEME, 'categories', environment, JSON.stringify(counts)]) field(hash, part);
+  return hash.digest('base64url');
+}
+
+/** What search.json is rendered from: the calendars and each one's events (calendarKeys().events), in list order. */
+export function searchIndexKey(environment: string, calendars: string, calendarEvents: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const part of [SCHEME, 'search', environment, calendars, ...calendarEvents]) field(hash, part);
   return hash.digest('base64url');
 }
 

@@ -13,7 +13,8 @@ import { paths, type CalendarFile, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
 import { ownClock } from '../render/clock.js';
-import { HOME_CANDIDATES, type CategoryCount, type HtmlRenderer } from '../render/html/index.js';
+import { HOME_CANDIDATES, isUpcoming, type CategoryCount, type HtmlRenderer } from '../render/html/index.js';
+import { searchIndexChunks } from '../render/html/search.js';
 import { icsHeader } from '../render/ical/index.js';
 import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
@@ -21,7 +22,7 @@ import type { EventFiles } from './event-files.js';
 import { compareEntries, icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
 import type { PageRenderer } from './page-pool.js';
 import { renderCategories, type IndexedRefs } from './render-categories.js';
-import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, renderEnvironment, upcomingOfRefs } from './render-keys.js';
+import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, renderEnvironment, searchIndexKey, upcomingOfRefs } from './render-keys.js';
 import { compareRefs, type EventRef, type EventSpool, spans } from './spool.js';
 
 /** A calendar's own files, in the order they are staged. */
@@ -70,10 +71,10 @@ export class SiteRenderer {
   private readonly upcoming = new Map<string, number>();
   private readonly environment: string;
   private readonly calendarsJson: string;
-  // What the combined files need of each calendar rendered: the fingerprint of its calendar.ics and
-  // its removed events' entries. Nothing per live event: while the crawl goes on, its events'
+  // What the combined files need of each calendar rendered: the fingerprints of its events and of
+  // its calendar.ics, and its removed events' entries. Nothing per live event: while the crawl goes on, its events'
   // entries are made again at the end, from the spooled refs, as each calendar's were.
-  private readonly done = new Map<string, { icsKey: string; removed: IcsEntry[] }>();
+  private readonly done = new Map<string, { eventsKey: string; icsKey: string; removed: IcsEntry[] }>();
   // The soonest upcoming events of the calendars rendered so far, as many as the combined feeds or
   // the home page list (soonestKept): the first of them are each one's events.
   private soonest: EventRef[] = [];
@@ -117,7 +118,7 @@ export class SiteRenderer {
     const candidates = upcoming.slice(0, limit);
     this.soonest = [...this.soonest, ...upcoming.slice(0, this.soonestKept)].sort(compareRefs).slice(0, this.soonestKept);
     // Recorded before the first await, so a second call for this calendar fails at once.
-    this.done.set(cal.id, { icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
+    this.done.set(cal.id, { eventsKey: keys.events, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics.
@@ -161,6 +162,7 @@ export class SiteRenderer {
     const categories = await renderCategories({ ctx, staging: this.staging, spool, html, calendarFiles, site, calendars, environment: this.environment, calendarsJson: this.calendarsJson }, lists);
     this.until(categories.until);
     await this.index(categories.counts);
+    await this.searchIndex(events);
     for (const [name, content] of Object.entries(this.input.html.assets(this.input.site))) await this.staging.write(paths.site(name as SiteFile), content);
     // Nothing in it changes with the time or the events: written each build, it is unchanged unless the settings are.
     await this.staging.write(paths.site('404.html'), this.input.html.notFound(this.input.ctx, ownClock(this.input.site)));
@@ -206,7 +208,7 @@ export class SiteRenderer {
     const key = combinedFeedsKey(this.environment, this.calendarsJson, selected, newest, (ref) => spool.record(ref));
     const until = await calendarFiles.write('combined feeds', key, files, async () => {
       const site = ownClock(this.input.site);
-      const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, site);
+      const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, site, this.input.html.text(site));
       await this.staging.write(paths.site('rss.xml'), feeds.rss);
       await this.staging.write(paths.site('atom.xml'), feeds.atom);
       await this.staging.write(paths.site('feed.json'), feeds.json);
@@ -228,6 +230,32 @@ export class SiteRenderer {
     });
     this.until(until);
   }
+
+  /**
+   * search.json: the upcoming events (as calendar pages list them) of every listed calendar, by
+   * start: rendered from each calendar's events (their fingerprints, made with its files') and "now".
+   */
+  private async searchIndex(events: ReadonlyMap<string, Iterable<EventRef>>): Promise<void> {
+    const { ctx, calendars, spool, calendarFiles } = this.input;
+    const key = searchIndexKey(this.environment, this.calendarsJson, calendars.map((cal) => this.done.get(cal.id)!.eventsKey));
+    const until = await calendarFiles.write('search index', key, [paths.site('search.json')], async () => {
+      const site = ownClock(this.input.site);
+      const refs: EventRef[] = [];
+      for (const cal of calendars) for (const ref of events.get(cal.id) ?? []) if (isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.clock)) refs.push(ref);
+      refs.sort(compareRefs);
+      await this.staging.writeChunks(paths.site('search.json'), searchIndexChunks(ctx, calendars, batches(refs, spool), site));
+      return site.clock.changesAt;
+    });
+    this.until(until);
+  }
+}
+
+/** Events a batch of search.json is rendered from (read back from the spool one batch at a time). */
+const SEARCH_BATCH = 500;
+
+/** The events of refs, SEARCH_BATCH at a time. */
+function* batches(refs: readonly EventRef[], spool: EventSpool): Generator<FeedEvent[]> {
+  for (let i = 0; i < refs.length; i += SEARCH_BATCH) yield spool.events(refs.slice(i, i + SEARCH_BATCH));
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

@@ -14,6 +14,8 @@ export function siteContext(config: ResolvedConfig, timeZone: string, now: numbe
     locales: config.locales,
     ...(config.logo !== undefined ? { logo: config.logo } : {}),
     ...(config.primaryColor !== undefined ? { primaryColor: config.primaryColor } : {}),
+    ...(config.headerLinks.length > 0 ? { headerLinks: config.headerLinks } : {}),
+    ...(config.footerLinks.length > 0 ? { footerLinks: config.footerLinks } : {}),
     timeZone,
     clock: clockAt(now),
     feedLimit: config.feedLimit,

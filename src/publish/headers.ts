@@ -20,9 +20,10 @@ export const CACHE_CONTROL = 'public, max-age=300';
 // Example ids stand in for the placeholders; the content type comes from the same table as the manifest.
 const CAL = ':calendar';
 const EV = ':event';
+const CATEGORY = ':category';
 
 function rule(pattern: string, cors: boolean): HeaderRule {
-  const sample = pattern.slice(1).replaceAll(CAL, 'c').replaceAll(EV, 'e');
+  const sample = pattern.slice(1).replaceAll(CAL, 'c').replaceAll(EV, 'e').replaceAll(CATEGORY, 'k');
   const headers: Array<[string, string]> = [['Content-Type', contentTypeFor(sample)]];
   if (cors) headers.push(['Access-Control-Allow-Origin', '*']);
   return { pattern, headers };
@@ -46,6 +47,7 @@ export function headerRules(): HeaderRule[] {
     // Feeds are fetched cross-origin by web feed readers and the widget, so all of them allow it.
     ...feeds.map((name) => rule('/' + paths.site(name), true)),
     ...feeds.map((name) => rule('/' + paths.calendar(CAL, name), true)),
+    ...feeds.map((name) => rule('/' + paths.category(CATEGORY, name), true)),
   ];
 }
 

@@ -221,18 +221,22 @@ function tidyLines(out: string): string {
 export function textSummary(ctx: RenderContext, html: string | undefined): string | undefined {
   if (!html) return undefined;
   const text = collapseWhitespace(htmlToText(ctx, html)).trim();
-  if (text === '') return undefined;
+  return text === '' ? undefined : cutText(text, 200);
+}
+
+/** Text of at most `max` code points: cut to max - 1 and an ellipsis when longer. */
+export function cutText(text: string, max: number): string {
   // By code point, so an emoji is never cut in half; counted in place rather than by spreading the
-  // whole description into an array of characters on every page.
+  // whole text into an array of characters on every page.
   let i = 0;
   let count = 0;
   let cut = 0;
-  while (i < text.length && count <= 200) {
-    if (count === 199) cut = i;
+  while (i < text.length && count <= max) {
+    if (count === max - 1) cut = i;
     const code = text.charCodeAt(i);
     const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
     i += pair ? 2 : 1;
     count++;
   }
-  return count > 200 ? text.slice(0, cut).trimEnd() + '…' : text;
+  return count > max ? text.slice(0, cut).trimEnd() + '…' : text;
 }

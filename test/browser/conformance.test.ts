@@ -32,8 +32,10 @@ beforeAll(async () => {
   // Served before it is built: 404.html's links are absolute, from --site-url, which must be the server's.
   await mkdir(out);
   server = await startPreviewServer({ dir: out, port: 0 });
-  // No --base-url: the embedded demo portal, as `npx calfeed build` on a fresh machine.
-  const build = await runCli(['build', '--out', out, '--cache-dir', join(work, 'cache'), '--site-url', server.url, '--quiet'], { cwd: work });
+  // No --base-url: the embedded demo portal, as `npx calfeed build` on a fresh machine; with header
+  // and footer links, so that their markup (two more <nav> landmarks a page) is checked too.
+  const links = ['--header-link', 'About=about/', '--header-link', 'University=https://www.example.edu/', '--footer-link', 'Contact=/contact/'];
+  const build = await runCli(['build', '--out', out, '--cache-dir', join(work, 'cache'), '--site-url', server.url, '--quiet', ...links], { cwd: work });
   expect(build.code, build.stderr).toBe(0);
   pages = (await fg('**/*.html', { cwd: out })).sort();
   // A page both checkers must fault, checked with the rest: proof that they ran and report.
@@ -110,7 +112,8 @@ describe('every page kind of the demo build', () => {
     const page = await openRecordingPage(browser, record, { locale: 'en-US', timezoneId: 'Europe/Vilnius', viewport: { width: 1000, height: 1100 } });
     await page.goto(server.url + 'index.html');
     const headings = await page.locator('main h2').allTextContents();
-    expect(headings.slice(0, 2)).toEqual(['Featured', 'Today']);
+    // The search form (page.js shows it) first, then the events.
+    expect(headings.slice(0, 3)).toEqual(['Find events', 'Featured', 'Today']);
     expect(headings).toContain('Calendars');
     // Each listed event links to its page and its calendar.
     const first = page.locator('.featured .event').first();
@@ -129,7 +132,7 @@ describe('every page kind of the demo build', () => {
     // Its stylesheet loaded from the site root although the page is served two folders down.
     expect(await page.evaluate(() => getComputedStyle(document.querySelector('.site-footer')!).borderTopStyle)).toBe('solid');
     await page.locator('main a').click();
-    expect(await page.locator('main h2').first().textContent()).toBe('Featured');
+    expect(await page.locator('[data-calfeed-listing] h2').first().textContent()).toBe('Featured');
     await page.context().close();
   });
 
@@ -148,6 +151,27 @@ describe('every page kind of the demo build', () => {
     await page.context().close();
   });
 
+  it('says on the page of an event that is over that it has ended, and not on one still to come (page.js: pages outlive their build)', async () => {
+    const notices: Array<{ file: string; endsAt: number; timed: boolean }> = [];
+    for (const file of pages.filter((p) => /^calendars\/[^/]+\/events\//.test(p))) {
+      const html = await readFile(join(out, file), 'utf8');
+      const at = /data-calfeed-ended="([^"]+)"/.exec(html)?.[1];
+      if (at !== undefined) notices.push({ file, endsAt: Date.parse(at), timed: html.includes('data-calfeed-local') });
+    }
+    const over = notices.find((n) => n.endsAt < Date.now() - 3_600_000);
+    // A timed one: its visitor's-time line shows that page.js ran there too.
+    const coming = notices.find((n) => n.endsAt > Date.now() + 3_600_000 && n.timed);
+    expect(over && coming, 'the demo has events that ended and events to come').toBeTruthy();
+    const page = await openRecordingPage(browser, record);
+    await page.goto(server.url + over!.file);
+    await expect.poll(() => page.locator('[data-calfeed-ended]').isVisible()).toBe(true);
+    expect(await page.locator('[data-calfeed-ended]').textContent()).toBe('This event has ended.');
+    await page.goto(server.url + coming!.file);
+    expect(await page.locator('[data-calfeed-ended]').isVisible()).toBe(false);
+    expect(await page.locator('[data-calfeed-local]').isVisible()).toBe(true);
+    await page.context().close();
+  });
+
   it('prints the events in black on white, without buttons, subscribe boxes or embed snippets', async () => {
     const kinds = await pageKinds();
     for (const kind of ['calendar page', 'event page', 'home page', 'category page']) {
@@ -163,6 +187,21 @@ describe('every page kind of the demo build', () => {
       expect(await page.locator('.site-header').isVisible(), `${kind} on screen`).toBe(true);
       await page.context().close();
     }
+  });
+
+  it('has no axe-core violation on the home and calendar pages with the search form and its results shown', async () => {
+    const kinds = await pageKinds();
+    const found: string[] = [];
+    for (const kind of ['home page', 'calendar page']) {
+      const page = await openRecordingPage(browser, record, { locale: 'en-US', timezoneId: 'Europe/Vilnius' });
+      await page.goto(`${server.url}${kinds.get(kind)!}?q=a`);
+      await page.locator('.search-results .event').first().waitFor();
+      expect(await page.locator('.search-form').isVisible(), kind).toBe(true);
+      for (const v of await axeViolations(page)) found.push(`${kind} with results: ${v}`);
+      await page.context().close();
+    }
+    expect(found).toEqual([]);
+    expect(record.problems).toEqual([]);
   });
 
   it('has no axe-core violation on a page of each kind', async () => {

@@ -107,7 +107,7 @@ describe('a site built with --locale lt', () => {
     const page = await openPage();
     await page.goto(host.url);
     await page.locator('#events .calfeed-event, #events .calfeed-empty').first().waitFor();
-    expect(await page.locator('#events').getAttribute('lang')).toBe('lt');
+    expect(await page.locator('#events .w').getAttribute('lang')).toBe('lt');
     const when = await page.locator('#events .calfeed-when').allTextContents();
     expect(when.length).toBeGreaterThan(0);
     // Lithuanian short weekdays (e.g. "12-05, št 14:00"), not English ones.

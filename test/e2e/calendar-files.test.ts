@@ -76,8 +76,8 @@ async function fresh(now: number, flags: Record<string, string> = {}): Promise<{
   const site = join(dir, 'site');
   const cache = join(dir, 'cache');
   const { summary } = await build(site, cache, now, flags);
-  // Each calendar's seven files, the five combined ones, and the categories'.
-  const all = summary.calendars * 7 + 5 + (await categoryCount(site)) * 5 + 1;
+  // Each calendar's seven files; the combined calendar.ics, three feeds, index.html and search.json; the categories'.
+  const all = summary.calendars * 7 + 6 + (await categoryCount(site)) * 5 + 1;
   expect(summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
   return { site, cache, all };
 }
@@ -109,12 +109,12 @@ describe('calendar files are rendered only when what they show changes', () => {
 
     // 12:50: the tour (12:00-12:45) is over. Same day, so only the library's calendar files (it
     // moves from the upcoming list to past.html), the combined feeds (it leaves them),
-    // index.html (the library has one upcoming event fewer), the tour's categories' files and
-    // categories/index.html (their counts) depend on that.
+    // index.html (the library has one upcoming event fewer), search.json (it leaves it), the tour's
+    // categories' files and categories/index.html (their counts) depend on that.
     const ended = await build(site, cache, DAY1_1250);
     expect(await libraryIndex()).not.toContain(tourPage);
     expect(await readFile(join(site, paths.calendar(library, 'past.html')), 'utf8')).toContain(tourPage);
-    const tour = 7 + 3 + 1 + (await categoryShare(site, library, TOUR)) + 1;
+    const tour = 7 + 3 + 1 + 1 + (await categoryShare(site, library, TOUR)) + 1;
     expect(ended.summary.calendarFiles).toEqual({ rendered: tour, kept: all - tour });
     expect(await contents(site)).toEqual(await contents((await coldBuild(cache, DAY1_1250)).site));
   });
@@ -142,7 +142,8 @@ describe('calendar files are rendered only when what they show changes', () => {
     const before = await snapshotTree(site);
     const { summary } = await build(site, cache, Date.UTC(2026, 2, 11, 22, 30));
     // Every calendar's and category's files and the home page (each page's "today" moved), none of
-    // the combined feeds and calendar.ics, nor categories/index.html (no count changed).
+    // the combined feeds and calendar.ics, nor search.json (no event started or ended), nor
+    // categories/index.html (no count changed).
     expect(summary.calendarFiles).toEqual({ rendered: all - 5, kept: 5 });
     expect((await snapshotTree(site)).get(arts)!.sha256).not.toBe(before.get(arts)!.sha256);
     expect(await contents(site)).toEqual(await contents((await coldBuild(cache, Date.UTC(2026, 2, 11, 22, 30))).site));
@@ -152,10 +153,11 @@ describe('calendar files are rendered only when what they show changes', () => {
     const { site, cache, all } = await fresh(DAY1_0900);
     const steps = [
       // A lecture 45 days ago: in its calendar's calendar.ics and past.html, and in the combined
-      // calendar.ics (90 days back); in no feed, and no upcoming count changes.
-      { event: 'science/1001', title: 'Faculty of Science', combined: 1, changes: ['calendar.ics', 'past.html'] },
-      // A gala in 12 days: in the feeds as well, its calendar's and the combined ones, and on the home page.
-      { event: 'arts-culture/2001', title: 'Arts & Culture', combined: 1 + 3 + 1, changes: ['calendar.ics', 'rss.xml', 'index.html'] },
+      // calendar.ics (90 days back); in no feed, and no upcoming count changes. search.json is
+      // rendered again for any change of a calendar's events (to the same bytes here).
+      { event: 'science/1001', title: 'Faculty of Science', combined: 1 + 1, changes: ['calendar.ics', 'past.html'] },
+      // A gala in 12 days: in the feeds as well, its calendar's and the combined ones, on the home page and in search.json.
+      { event: 'arts-culture/2001', title: 'Arts & Culture', combined: 1 + 3 + 1 + 1, changes: ['calendar.ics', 'rss.xml', 'index.html'] },
     ] as const;
     for (const step of steps) {
       const before = await snapshotTree(site);
@@ -240,8 +242,9 @@ describe('calendar files are rendered only when what they show changes', () => {
     await build(site, cache, DAY1_0900, { title: 'Campus Events' });
     await writeFile(storeFile(cache), saved);
     const { summary } = await build(site, cache, DAY1_0900);
-    // Per calendar, calendar.ics does not show the site title, but the group is rendered whole.
-    expect(summary.calendarFiles).toEqual({ rendered: all, kept: 0 });
+    // Per calendar, calendar.ics does not show the site title, but the group is rendered whole;
+    // search.json does not show it either, and is a group of its own: kept, the bytes published.
+    expect(summary.calendarFiles).toEqual({ rendered: all - 1, kept: 1 });
     expect(await readFile(join(site, 'index.html'), 'utf8')).not.toContain('Campus Events');
     const page = [...(await snapshotTree(site)).keys()].find((p) => /^calendars\/[^/]+\/events\/[^/]+\.html$/.test(p))!;
     expect(await readFile(join(site, page), 'utf8')).not.toContain('Campus Events');

@@ -119,7 +119,7 @@ describe.each(['env', 'token-file'])('a hostile build with the token from %s', (
     // The top level is calfeed's layout, nothing a climbing id made up (etc/, passwd...).
     const top = new Set(inOut.filter((e) => !e.path.includes('/')).map((e) => e.path));
     expect([...top].sort()).toEqual(
-      ['404.html', '_headers', 'atom.xml', 'calendar.ics', 'calendars', 'categories', 'event-calendar', 'event-calendars', 'feed.json', 'index.html', 'manifest.json', 'page.js', 'robots.txt', 'rss.xml', 'sitemap.xml', 'style.css', 'widget.js'].sort(),
+      ['404.html', '_headers', 'atom.xml', 'calendar.ics', 'calendars', 'categories', 'event-calendar', 'event-calendars', 'feed.json', 'index.html', 'manifest.json', 'page.js', 'robots.txt', 'rss.xml', 'search.json', 'sitemap.xml', 'style.css', 'widget.js'].sort(),
     );
   });
 
@@ -207,7 +207,7 @@ describe('markup from the API', () => {
     expect(await read(main(), 'page.js')).toBe(await readFile(new URL('page.js', BUILTIN_ASSETS), 'utf8'));
     const widget = await read(main(), 'widget.js');
     const messages = /var TEXT = (\{.*?\}) \|\| /.exec(widget)![1]!;
-    expect(Object.keys(JSON.parse(messages).messages.en).sort()).toEqual(['calendar.noUpcoming', 'status.cancelled', 'widget.error']);
+    expect(Object.keys(JSON.parse(messages).messages.en).sort()).toEqual(['calendar.noUpcoming', 'status.cancelled', 'widget.error', 'widget.seeAll']);
     expect(widget.replace(messages, '/*calfeed:messages*/null')).toBe(await readFile(new URL('widget.js', BUILTIN_ASSETS), 'utf8'));
   });
 

@@ -25,7 +25,7 @@ async function build(extra: string[] = []): Promise<{ summary: any; stderr: stri
 /** The calendar-level files of the build in `out`: seven per calendar, the five combined ones, five per category and categories/index.html. */
 async function calendarLevelFiles(calendars: number): Promise<number> {
   const categories = (await readdir(join(out, 'categories'), { withFileTypes: true })).filter((d) => d.isDirectory()).length;
-  return calendars * 7 + 5 + categories * 5 + 1;
+  return calendars * 7 + 6 + categories * 5 + 1;
 }
 
 /** Paths whose bytes differ (or that appeared or vanished) between two snapshots. */
@@ -71,7 +71,7 @@ describe('incremental rebuilds', () => {
     const before = await snapshotTree(out);
     const { summary, stderr } = await build();
     // Seven files per calendar (calendar.ics, three feeds, three pages), plus the combined
-    // calendar.ics, three feeds and index.html, five per category and categories/index.html. Kept
+    // calendar.ics, three feeds, index.html and search.json, five per category and categories/index.html. Kept
     // files are not rendered at all: rendering them would count them as rendered even when the
     // bytes came out the same.
     const calendarLevel = [...before.keys()].filter((p) => /^calendars\/[^/]+\/[^/]+$/.test(p));
@@ -116,7 +116,7 @@ describe('incremental rebuilds', () => {
     // ...and nothing that belongs to another calendar or another event may.
     const allowed = (p: string): boolean =>
       p === 'manifest.json' ||
-      /^(index\.html|rss\.xml|atom\.xml|feed\.json|calendar\.ics)$/.test(p) ||
+      /^(index\.html|rss\.xml|atom\.xml|feed\.json|calendar\.ics|search\.json)$/.test(p) ||
       p === paths.eventsMirror(calSlug) ||
       (p.startsWith(`calendars/${calSlug}/`) && !p.includes('/events/')) ||
       (p.startsWith(`event-calendar/${calSlug}/event/`) && p.split('/').length === 5) ||
@@ -129,10 +129,10 @@ describe('incremental rebuilds', () => {
     expect(new Set(eventFiles.map((p) => p.replace(/\.(html|ics)$/, '').replace(/\/details$/, '').split('/').pop())).size).toBe(1);
     expect(summary.details.fetched).toBe(1);
     expect(summary.eventFiles).toEqual({ rendered: 1, kept: summary.events - 1 });
-    // Its calendar's seven files are rendered, and at most the five combined ones and its
+    // Its calendar's seven files are rendered, and at most the six combined ones and its
     // categories' besides: no other calendar's (two calendars would be fourteen).
     expect(summary.calendarFiles.rendered).toBeGreaterThanOrEqual(7);
-    expect(summary.calendarFiles.rendered).toBeLessThanOrEqual(7 + 5 + eventCategories.length * 5 + 1);
+    expect(summary.calendarFiles.rendered).toBeLessThanOrEqual(7 + 6 + eventCategories.length * 5 + 1);
     expect(summary.calendarFiles.rendered + summary.calendarFiles.kept).toBe(await calendarLevelFiles(summary.calendars));
     expect(summary.files.written).toBe(changed.length);
     expect(summary.changes.changedEvents).toBe(1);

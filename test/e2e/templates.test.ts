@@ -85,10 +85,36 @@ describe('branding', () => {
     expect(await readFile(join(out, 'index.html'), 'utf8')).toContain('--calfeed-primary: #004b87;');
   });
 
-  it('a colour or logo that is not one stops the build with exit 2', async () => {
+  it('--header-link and --footer-link (flags, or the config file) are in every page\'s header and footer, each page linking them from where it is', async () => {
+    const out = join(work, 'links');
+    const config = join(work, 'links.config.json');
+    await writeFile(config, JSON.stringify({ footerLinks: [{ label: 'Contact', url: '/contact/' }, { label: 'Privacy & cookies', url: 'privacy.html#cookies' }] }));
+    const r = await build(out, ['--config', config, '--header-link', 'About=about/', '--header-link', 'University=https://www.example.edu/?from=events']);
+    expect(r.code, r.stderr).toBe(0);
+    const site = 'https://events.example.edu/';
+    const header = [['About', `${site}about/`], ['University', 'https://www.example.edu/?from=events']];
+    const footer = [['Contact', 'https://events.example.edu/contact/'], ['Privacy & cookies', `${site}privacy.html#cookies`]];
+    const pages = (await listFiles(out)).filter((f) => f.endsWith('.html') && !f.endsWith('widget.html'));
+    expect(pages.length).toBeGreaterThan(50);
+    for (const file of pages) {
+      const doc = await page(out, file);
+      // Where each link goes from this page's own address (404.html's are absolute: it is served at any path).
+      const links = (label: string) =>
+        select(doc, 'nav', { 'aria-label': label }).flatMap((nav) => select(nav, 'a')).map((a) => [text(a), new URL(a.attribs.href!, site + file).href]);
+      expect(links('Site links'), file).toEqual(header);
+      expect(links('More links'), file).toEqual(footer);
+      if (file === '404.html') for (const a of select(doc, 'nav').flatMap((nav) => select(nav, 'a'))) expect(a.attribs.href).toMatch(/^https:\/\//);
+    }
+    expect(select(await page(out, 'calendars/science/index.html'), 'a').map((a) => a.attribs.href)).toContain('../../about/');
+  });
+
+  it('a colour, logo or link that is not one stops the build with exit 2', async () => {
     for (const [flag, value, message] of [
       ['--primary-color', 'red;}body{display:none', 'is not a colour as #rgb or #rrggbb'],
       ['--logo', 'javascript:alert(1)', 'is neither an http(s) URL nor a path'],
+      ['--header-link', 'Home=javascript:alert(1)', '--header-link: the link "Home": "javascript:alert(1)" is neither an http(s) URL nor a path on the site'],
+      ['--footer-link', 'Mail us=mailto:events@example.edu', '--footer-link: the link "Mail us": "mailto:events@example.edu" is neither'],
+      ['--footer-link', 'https://example.edu/', '--footer-link: expected LABEL=URL (e.g. "About=/about/"), got "https://example.edu/".'],
     ] as const) {
       const r = await build(join(work, 'bad-brand'), [flag, value]);
       expect([r.code, r.stderr]).toEqual([2, expect.stringContaining(message)]);
@@ -105,7 +131,7 @@ describe('a --templates file that overrides nothing', () => {
     const r = await build(out, ['--templates', dir]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${join(dir, 'partials/event-items.hbs')} overrides nothing: calfeed has no partials/event-items.hbs and no template includes it. Did you mean partials/event-item.hbs?`);
-    expect(r.stderr).toContain('Known names in partials/: partials/day-list.hbs, partials/event-item.hbs, partials/subscribe.hbs.');
+    expect(r.stderr).toContain('Known names in partials/: partials/day-list.hbs, partials/event-item.hbs, partials/search.hbs, partials/subscribe.hbs.');
     expect(await listFiles(out).catch(() => [])).toEqual([]);
   });
 });

@@ -78,7 +78,7 @@ describe('page renderer worker pool (compiled)', () => {
       // Until when they hold is what the renderers' clock recorded (the sample's next start or end,
       // or midnight in Vilnius), whichever thread renders them.
       const own = ownClock(site);
-      const expected = { ...renderSyndication(ctx, cal, [cal], events, own), ...html.calendar(ctx, cal, events, own), changesAt: own.clock.changesAt };
+      const expected = { ...renderSyndication(ctx, cal, [cal], events, own, html.text(own)), ...html.calendar(ctx, cal, events, own), changesAt: own.clock.changesAt };
       expect(expected.changesAt).toBeGreaterThan(site.clock.now);
       expect(expected.changesAt).toBeLessThanOrEqual(Date.UTC(2026, 2, 20, 22, 0));
       // The index and past pages come in pieces of UTF-8: joined, the pages.

@@ -9,11 +9,12 @@ import { absoluteUrl, paths } from '../../paths.js';
 import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { dayKeyOf, eventDayKey, formatDay, formatLongWhen, nextDayKeyAt, safeZone } from './format.js';
-import { relHref, safeHttpUrl, subscribeLinks } from './links.js';
+import { relHref, safeHttpUrl, siteLinkViews, subscribeLinks } from './links.js';
 import { categoryLinks, type CategoryCount } from './category.js';
 import { item, type DayView, type EventItemView } from './days.js';
 import type { PageText } from './messages.js';
 import { description, page, scope, zoneOf, type Scope } from './view.js';
+import { searchView } from './search.js';
 
 /** Upcoming events the build hands the home page: the featured ones are looked for among them. */
 export const HOME_CANDIDATES = 100;
@@ -53,6 +54,7 @@ export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming
     categoriesHref: relHref(file, paths.categoriesIndex()),
     subscribe,
     copyId: 'calfeed-url-all',
+    search: searchView(file, null, text),
   };
 }
 
@@ -109,7 +111,14 @@ export function notFoundView(ctx: RenderContext, site: SiteContext, text: PageTe
   const relative = page(c, file, text.t('notFound.title'), subscribeLinks(site.siteUrl, null, site.title), site.title, []);
   const absolute = (href: string): string => absoluteUrl(site.siteUrl, href);
   return {
-    page: { ...relative, home: site.siteUrl, stylesheet: absolute(paths.site('style.css')), script: absolute(paths.site('page.js')) },
+    page: {
+      ...relative,
+      home: site.siteUrl,
+      stylesheet: absolute(paths.site('style.css')),
+      script: absolute(paths.site('page.js')),
+      headerLinks: siteLinkViews(site.headerLinks, null, site.siteUrl),
+      footerLinks: siteLinkViews(site.footerLinks, null, site.siteUrl),
+    },
     calendars: absolute(paths.site('index.html')),
   };
 }

@@ -54,7 +54,7 @@ const DAYS_PIECE_EVENTS = 500;
 /** The site-root assets the pages and the widget snippet refer to. */
 export const ASSET_FILES = ['style.css', 'widget.js', 'page.js'] as const;
 
-// Where widget.js takes its messages (WIDGET_MESSAGES, in every language with a catalog).
+// Where widget.js takes its messages (WIDGET_MESSAGES, in every language with a catalog) and --primary-color.
 const WIDGET_MESSAGES_MARK = '/*calfeed:messages*/null';
 
 /**
@@ -109,7 +109,7 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
     },
     assets(site) {
       const widget = assets[paths.site('widget.js')]!;
-      const messages = widgetMessages(templates.catalogs.all(), text(site).lang);
+      const messages = widgetMessages(templates.catalogs.all(), text(site).lang, site.primaryColor);
       return { ...assets, [paths.site('widget.js')]: widget.replace(WIDGET_MESSAGES_MARK, () => messages) };
     },
     text,
@@ -117,11 +117,11 @@ export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> 
   };
 }
 
-/** widget.js's messages: the site's language and each catalog's WIDGET_MESSAGES, as a JSON object. */
-function widgetMessages(catalogs: ReadonlyMap<string, ReadonlyMap<string, Message>>, lang: string): string {
+/** widget.js's settings: the site's language, each catalog's WIDGET_MESSAGES and the brand colour, as a JSON object. */
+function widgetMessages(catalogs: ReadonlyMap<string, ReadonlyMap<string, Message>>, lang: string, primary: string | undefined): string {
   const byLang: Record<string, Record<string, Message>> = {};
   for (const [tag, messages] of [...catalogs].sort(([a], [b]) => (a < b ? -1 : 1))) {
     byLang[tag] = Object.fromEntries(WIDGET_MESSAGES.map((key) => [key, messages.get(key)!]));
   }
-  return JSON.stringify({ lang, messages: byLang });
+  return JSON.stringify({ lang, messages: byLang, ...(primary === undefined ? {} : { primary }) });
 }

@@ -4,6 +4,7 @@
 
 import { posix } from 'node:path';
 import { absoluteUrl, paths } from '../../paths.js';
+import type { SiteLink } from '../../model.js';
 import { remember, type RenderContext } from '../context.js';
 
 /** Relative href from one output file to another (both relative output paths). */
@@ -68,4 +69,16 @@ export function subscribeLinks(siteUrl: string, slug: string | null, name: strin
     atom: file('atom.xml'),
     json: file('feed.json'),
   };
+}
+
+/**
+ * The site's header or footer links as a page at `file` links them: a path on the site relative
+ * from the page (as every link between pages), one from the host's root and URLs as given; with
+ * `file` null (404.html, served at any path), all absolute.
+ */
+export function siteLinkViews(links: readonly SiteLink[] | undefined, file: string | null, siteUrl: string): Array<{ label: string; href: string }> {
+  return (links ?? []).map(({ label, url }) => {
+    if (file === null || /^[a-z][a-z0-9+.-]*:/i.test(url)) return { label, href: new URL(url, siteUrl).href };
+    return { label, href: url.startsWith('/') ? url : '../'.repeat(file.split('/').length - 1) + url };
+  });
 }

@@ -14,6 +14,7 @@ import { stripControl } from '../text.js';
 import { Catalogs, catalogLang, parseCatalog, type Message, type PageText } from './messages.js';
 import { checkUserNames, templateUses } from './template-uses.js';
 import { allDays, type DayList } from './view.js';
+import { SEARCH_MESSAGES } from './search.js';
 
 /** The package's own templates/ folder (the same relative place from src/ and from dist/). */
 export const BUILTIN_TEMPLATES = fileURLToPath(new URL('../../../templates/', import.meta.url));
@@ -29,9 +30,11 @@ export type DaysPageName = 'calendar' | 'past' | 'category';
 const COMPILE_OPTIONS: CompileOptions = { strict: true, preventIndent: true };
 
 /** The messages widget.js shows (it is given them in every language with a catalog). */
-export const WIDGET_MESSAGES = ['status.cancelled', 'calendar.noUpcoming', 'widget.error'] as const;
-/** Message keys the renderer's code uses besides the templates: view.ts, widget.js. */
-const CODE_MESSAGES = ['past.title', 'categories.title', ...WIDGET_MESSAGES];
+export const WIDGET_MESSAGES = ['status.cancelled', 'calendar.noUpcoming', 'widget.error', 'widget.seeAll'] as const;
+/** The feeds' words (src/render/syndication/): item titles and bodies, a feed's description. */
+const FEED_MESSAGES = ['feed.description', 'feed.cancelledTitle', 'event.cancelled', 'feed.when', 'feed.where', 'feed.eventPage', 'feed.addToCalendar', 'feed.onPortal'];
+/** Message keys the renderer's code uses besides the templates: view.ts, widget.js, page.js's search, the feeds. */
+const CODE_MESSAGES = ['past.title', 'categories.title', ...WIDGET_MESSAGES, ...SEARCH_MESSAGES, ...FEED_MESSAGES];
 
 export interface TemplateSet {
   /** Render a page template with a plain view model, its {{t}} text from `text`. */

@@ -13,10 +13,11 @@ import {
   dayKeyOf, eventDayKey, eventSpan, formatDay, formatLongWhen, isoInZone, nextDayKeyAt, safeLocale, safeZone, splitByNow,
 } from './format.js';
 import { eventJsonLd } from './jsonld.js';
-import { relHref, safeHttpUrl, safeMailto, subscribeLinks, type SubscribeLinks } from './links.js';
+import { relHref, safeHttpUrl, safeMailto, siteLinkViews, subscribeLinks, type SubscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
 import { allDays, groupByDay, item, SEGMENT } from './days.js';
 import { eventCategoryLinks } from './category.js';
+import { searchView } from './search.js';
 
 export { allDays, type DayList, type DayView, type EventItemView } from './days.js';
 
@@ -41,6 +42,9 @@ export interface PageView {
   /** --primary-color (#rgb or #rrggbb), or null. */
   primaryColor: string | null;
   crumbs: { label: string; href: string }[];
+  /** --header-link and --footer-link: `[{ label, href }]`, hrefs as this page links them. */
+  headerLinks: { label: string; href: string }[];
+  footerLinks: { label: string; href: string }[];
   alternates: { type: string; title: string; href: string }[];
   /** An image for link previews (Open Graph): an event page's event image, else null. */
   image: string | null;
@@ -73,6 +77,8 @@ export function page(c: Scope, file: string, title: string, feeds: SubscribeLink
     logo: c.site.logo === undefined ? null : new URL(c.site.logo, c.site.siteUrl).href,
     primaryColor: c.site.primaryColor ?? null,
     crumbs,
+    headerLinks: siteLinkViews(c.site.headerLinks, file, c.site.siteUrl),
+    footerLinks: siteLinkViews(c.site.footerLinks, file, c.site.siteUrl),
     image: null,
     alternates: [
       { type: 'application/rss+xml', title: `${feedName} (RSS)`, href: feeds.rss },
@@ -155,6 +161,8 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
   const embed = {
     widgetScript: absoluteUrl(site.siteUrl, paths.site('widget.js')),
     widgetPage: absoluteUrl(site.siteUrl, paths.calendar(cal.slug, 'widget.html')),
+    // The frame's height messages come from here: the snippet's script accepts no other sender.
+    origin: new URL(site.siteUrl).origin,
   };
   const back = [{ label: cal.title, href: relHref(pastFile, indexFile) }];
   const upcomingCount = upcoming.filter((e) => !isCancelled(e)).length;
@@ -170,6 +178,7 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
       upcomingOne: upcomingCount === 1,
       pastHref: relHref(indexFile, pastFile),
       pastCount: past.length,
+      search: searchView(indexFile, cal, text),
     },
     past: {
       page: page(c, pastFile, text.t('past.title', { title: cal.title }), subscribe, cal.title, back),
@@ -203,6 +212,8 @@ export interface CalendarShared {
   text: PageText;
   logo: string | undefined;
   primaryColor: string | undefined;
+  /** The header and footer links, as one string to compare. */
+  links: string;
   siteZone: string;
   title: string;
   timeZone: string;
@@ -225,10 +236,12 @@ const MAX_SHARED = 4096;
 function calendarShared(c: Scope, cal: Calendar): CalendarShared {
   const { ctx, site } = c;
   const known = ctx.calendarShared.get(cal.slug);
+  const links = site.headerLinks || site.footerLinks ? JSON.stringify([site.headerLinks, site.footerLinks]) : '';
   if (
     known && known.siteUrl === site.siteUrl && known.siteTitle === site.title && known.version === site.version &&
     known.locale === c.locale && known.text === c.text && known.siteZone === site.timeZone && known.title === cal.title &&
-    known.timeZone === cal.timeZone && known.url === cal.url && known.logo === site.logo && known.primaryColor === site.primaryColor
+    known.timeZone === cal.timeZone && known.url === cal.url && known.logo === site.logo && known.primaryColor === site.primaryColor &&
+    known.links === links
   ) {
     return known;
   }
@@ -240,7 +253,7 @@ function calendarShared(c: Scope, cal: Calendar): CalendarShared {
   );
   const zone = zoneOf(ctx, cal, site);
   const shared: CalendarShared = {
-    siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, text: c.text, logo: site.logo, primaryColor: site.primaryColor, siteZone: site.timeZone,
+    siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, text: c.text, logo: site.logo, primaryColor: site.primaryColor, links, siteZone: site.timeZone,
     title: cal.title, timeZone: cal.timeZone, url: cal.url,
     zone,
     calendarBase: safeHttpUrl(ctx, cal.url) ?? undefined,
@@ -264,14 +277,13 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
   const span = eventSpan(ctx, e.when, zone);
   const email = safeMailto(e.organizer?.email);
   const title = `${e.title} · ${cal.title}`;
-  const pageTitle = siteTitled(title, site);
   const portalUrl = safeHttpUrl(ctx, e.url);
   return {
     page: shared
       ? {
           lang: shared.page.lang,
           locale: shared.page.locale,
-          title: pageTitle,
+          title: siteTitled(title, site),
           siteTitle: shared.page.siteTitle,
           description: summary(ctx, e.description) ?? null,
           home: shared.page.home,
@@ -282,6 +294,8 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
           logo: shared.page.logo,
           primaryColor: shared.page.primaryColor,
           crumbs: shared.page.crumbs,
+          headerLinks: shared.page.headerLinks,
+          footerLinks: shared.page.footerLinks,
           alternates: shared.page.alternates,
           image: safeHttpUrl(ctx, e.image),
         }
@@ -297,6 +311,7 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
       // The visitor's-zone line is filled in by page.js from these instants.
       startIso: new Date(span.start).toISOString(),
       endIso: e.when.kind === 'timed' && e.when.end !== undefined ? new Date(e.when.end).toISOString() : '',
+      endsAt: new Date(span.end).toISOString(), // page.js says "has ended" from then (all-day: the next midnight)
       location: e.location
         ? { name: e.location.name ?? null, address: e.location.address ?? null, text: e.location.text }
         : null,

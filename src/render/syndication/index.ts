@@ -19,6 +19,7 @@ import { eventPublished, eventStamp, isCategory, type Calendar, type Category, t
 import { absoluteUrl, paths } from '../../paths.js';
 import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
+import type { PageText } from '../html/messages.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
 import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle, type EventImage } from './item.js';
@@ -78,24 +79,24 @@ function cdataSafe(html: string): string {
 }
 
 /** A feed's own title, description, folder and files: a calendar's, a category's or the combined feeds'. */
-function channel(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], site: SiteContext) {
+function channel(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], site: SiteContext, text: PageText) {
   const category = cal && isCategory(cal) ? cal : null;
   const calendar = cal && !isCategory(cal) ? cal : null;
   const file = (name: 'rss.xml' | 'atom.xml' | 'feed.json'): string =>
     absoluteUrl(site.siteUrl, category ? paths.category(category.slug, name) : calendar ? paths.calendar(calendar.slug, name) : paths.site(name));
-  const title = stripControl(category ? category.name : calendar ? calendar.title : site.title).trim() || 'Events';
-  const description = (calendar?.description ? htmlToText(ctx, calendar.description) : '') ||
-    (cal ? `Upcoming events: ${title}` : `Upcoming events: ${calendarList(calendars) || title}`);
+  // An untitled calendar's feed goes by the site's name (a name, not page text: the default --title is one too).
+  const title = stripControl(category ? category.name : (calendar?.title ?? '')).trim() || stripControl(site.title).trim() || 'calfeed';
+  const description = (calendar?.description ? htmlToText(ctx, calendar.description) : '') || text.t('feed.description', { title: (cal ? '' : calendarList(calendars)) || title });
   const link = category ? absoluteUrl(site.siteUrl, paths.categoryDir(category.slug)) : calendar ? absoluteUrl(site.siteUrl, paths.calendarDir(calendar.slug)) : site.siteUrl;
   return { file, title, description, link };
 }
 
-function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, withPublished: boolean): Feed {
-  const { file, title, description, link } = channel(ctx, cal, calendars, site);
+function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, text: PageText, withPublished: boolean): Feed {
+  const { file, title, description, link } = channel(ctx, cal, calendars, site, text);
   // RSS has no way to say "this is text": many readers render channel text as HTML, as they do item
   // titles, so RSS gets it escaped like them (the RSS feed is the one built without `published`).
   // Atom's title and subtitle are type="text" by default and stay as they are.
-  const channelText = withPublished ? (text: string): string => text : escapeMarkup;
+  const channelText = withPublished ? (plain: string): string => plain : escapeMarkup;
   const feed = new Feed({
     id: file('atom.xml'),
     title: channelText(title),
@@ -174,24 +175,24 @@ function atomImageTypes(atom: string): string {
 }
 
 /** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null). */
-export function renderSyndication(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): SyndicationFeeds {
-  return renderFeeds(ctx, cal, calendars, selectFeedEvents(ctx, events, calendars, site), newestStamp(events), site);
+export function renderSyndication(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext, text: PageText): SyndicationFeeds {
+  return renderFeeds(ctx, cal, calendars, selectFeedEvents(ctx, events, calendars, site), newestStamp(events), site, text);
 }
 
 /**
  * The feeds of events already chosen by selectFeedEvents, so a build can pick them without holding
  * every event. Dated by the newest item, else by `fallbackStamp` (newestStamp of all the events).
  */
-export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], selected: FeedEvent[], fallbackStamp: number, site: SiteContext): SyndicationFeeds {
+export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], selected: FeedEvent[], fallbackStamp: number, site: SiteContext, text: PageText): SyndicationFeeds {
   const zoneFor = zoneLookup(calendars, site);
   const entries: Entry[] = selected.map((event) => {
     const zone = zoneFor(event);
     const image = eventImage(ctx, event);
-    return { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone), body: itemBody(ctx, event, site, zone, image), image };
+    return { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone, text), body: itemBody(ctx, event, site, zone, image, text), image };
   });
   const updated = new Date(selected.length ? newestStamp(selected) : fallbackStamp);
-  const atomAndJson = buildFeed(ctx, cal, calendars, entries, updated, site, true);
-  const rss = buildFeed(ctx, cal, calendars, entries, updated, site, false);
+  const atomAndJson = buildFeed(ctx, cal, calendars, entries, updated, site, text, true);
+  const rss = buildFeed(ctx, cal, calendars, entries, updated, site, text, false);
   return {
     rss: stripControl(rss.rss2()) + '\n',
     atom: atomImageTypes(stripControl(atomAndJson.atom1())) + '\n',

@@ -4,6 +4,7 @@
 import { isCancelled, type FeedEvent, type SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
+import type { PageText } from '../html/messages.js';
 import { sanitizeHtml } from '../sanitize.js';
 import { escapeHtml, stripControl } from '../text.js';
 import { uriValue } from '../ical/lines.js';
@@ -48,25 +49,26 @@ export function eventImage(ctx: RenderContext, event: FeedEvent): EventImage | u
  * Plain-text item title: the event's own date first (readers sort and show items by their
  * publication date, so the title is where the event's date must be visible), then the title.
  */
-export function itemTitle(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string): string {
+export function itemTitle(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string, text: PageText): string {
   const title = `${formatWhenShort(ctx, event, site.locale, zone)} — ${stripControl(event.title).trim()}`;
-  return isCancelled(event) ? `Cancelled: ${title}` : title;
+  return isCancelled(event) ? text.t('feed.cancelledTitle', { title }) : title;
 }
 
 /** The item body as HTML: cancellation notice, when (with zone), where, the image (eventImage), description, links. */
-export function itemBody(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string, image: EventImage | undefined): string {
+export function itemBody(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string, image: EventImage | undefined, text: PageText): string {
   const links = eventLinks(ctx, event, site);
+  const t = (key: string): string => escapeHtml(text.t(key));
   const parts: string[] = [];
-  if (isCancelled(event)) parts.push('<p><strong>This event has been cancelled.</strong></p>');
-  parts.push(`<p><strong>When:</strong> ${escapeHtml(formatWhenLong(ctx, event, site.locale, zone))}</p>`);
+  if (isCancelled(event)) parts.push(`<p><strong>${t('event.cancelled')}</strong></p>`);
+  parts.push(`<p><strong>${t('feed.when')}</strong> ${escapeHtml(formatWhenLong(ctx, event, site.locale, zone))}</p>`);
   const where = event.location?.text ? stripControl(event.location.text).trim() : '';
-  if (where) parts.push(`<p><strong>Where:</strong> ${escapeHtml(where)}</p>`);
+  if (where) parts.push(`<p><strong>${t('feed.where')}</strong> ${escapeHtml(where)}</p>`);
   // Readers that ignore enclosures still show an image in the body.
   if (image) parts.push(`<p><img src="${escapeHtml(image.url)}" alt=""></p>`);
   // Relative links in the portal's HTML are relative to the event's portal page.
   if (event.description) parts.push(sanitizeHtml(ctx, event.description, links.portal));
-  const more = [`<a href="${escapeHtml(links.page)}">Event page</a>`, `<a href="${escapeHtml(links.ics)}">Add to calendar</a>`];
-  if (links.portal) more.unshift(`<a href="${escapeHtml(links.portal)}" rel="noopener">On the portal</a>`);
+  const more = [`<a href="${escapeHtml(links.page)}">${t('feed.eventPage')}</a>`, `<a href="${escapeHtml(links.ics)}">${t('feed.addToCalendar')}</a>`];
+  if (links.portal) more.unshift(`<a href="${escapeHtml(links.portal)}" rel="noopener">${t('feed.onPortal')}</a>`);
   parts.push(`<p>${more.join(' · ')}</p>`);
   return parts.join('\n');
 }

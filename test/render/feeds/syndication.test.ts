@@ -7,8 +7,12 @@ import { renderSyndication } from '../../../src/render/syndication/index.js';
 import { SAMPLE_NOW, sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { allEvents } from './helpers.js';
 import { createRenderContext } from '../../../src/render/context.js';
+import { loadHtmlRenderer } from '../../../src/render/html/index.js';
 
 const ctx = createRenderContext();
+const html = await loadHtmlRenderer();
+// The page text of the built-in catalogs: English, or Lithuanian for a site whose --locale is lt.
+const words = (locale = 'en') => html.text(sampleSite({ locale }));
 
 const site = sampleSite();
 const science = sampleCalendar();
@@ -25,7 +29,7 @@ const text = (node: unknown): string => (typeof node === 'object' && node !== nu
 
 function combined(overrides = {}) {
   const model = sampleModel();
-  return renderSyndication(ctx, null, model.calendars, allEvents(model), sampleSite(overrides));
+  return renderSyndication(ctx, null, model.calendars, allEvents(model), sampleSite(overrides), words());
 }
 
 function rssItems(rss: string): Node[] {
@@ -75,7 +79,7 @@ describe('RSS 2.0', () => {
   });
 
   it('links to itself with atom:link rel="self" and uses absolute links from siteUrl', () => {
-    const calendar = (xml.parse(renderSyndication(ctx, science, [science], [sampleEvent()], site).rss) as Node).rss as { channel: Node };
+    const calendar = (xml.parse(renderSyndication(ctx, science, [science], [sampleEvent()], site, words()).rss) as Node).rss as { channel: Node };
     const self = (calendar.channel['atom:link'] as Node[])[0]!;
     expect(self['@rel']).toBe('self');
     expect(self['@href']).toBe('https://events.example.edu/feeds/calendars/science/rss.xml');
@@ -86,7 +90,7 @@ describe('RSS 2.0', () => {
 
   it('dates items by eventStamp in RFC 822, never by the event start', () => {
     const events = [sampleEvent({ updated: Date.UTC(2026, 1, 14, 8, 15, 30) }), sampleEvent({ id: 'e9', slug: 'e9', updated: undefined, changedAt: Date.UTC(2026, 1, 2, 3, 4, 5) })];
-    const { rss } = renderSyndication(ctx, science, [science], events, site);
+    const { rss } = renderSyndication(ctx, science, [science], events, site, words());
     const items = rssItems(rss);
     expect(items.map((i) => text(i.pubDate))).toEqual(['Sat, 14 Feb 2026 08:15:30 GMT', 'Mon, 02 Feb 2026 03:04:05 GMT']);
     expect(items.map((i) => Date.parse(text(i.pubDate)))).toEqual(events.map(eventStamp));
@@ -100,12 +104,12 @@ describe('RSS 2.0', () => {
     expect(titles[0]).toMatch(/^Wed, Mar 25, 2026, 5:00\sPM — Open lecture: Quantum computing$/);
     expect(titles[1]).toMatch(/^Cancelled: Mon, Mar 30, 2026, 11:00\sAM — Lab tour$/);
     expect(titles[2]).toMatch(/^Mon, Apr 6\s–\sWed, Apr 8, 2026 — Spring break 🌸$/);
-    const lt = await rssParser.parseString(renderSyndication(ctx, science, [science], [sampleEvent()], sampleSite({ locale: 'lt' })).rss);
+    const lt = await rssParser.parseString(renderSyndication(ctx, science, [science], [sampleEvent()], sampleSite({ locale: 'lt' }), words('lt')).rss);
     expect(lt.items[0]!.title).toMatch(/^2026-03-25.* 17:00 — Open lecture/);
   });
 
   it('writes a body with when (and zone), where, the cleaned description and links', async () => {
-    const feed = await rssParser.parseString(renderSyndication(ctx, science, [science], [sampleEvent()], site).rss);
+    const feed = await rssParser.parseString(renderSyndication(ctx, science, [science], [sampleEvent()], site, words()).rss);
     const body = feed.items[0]!.content ?? '';
     expect(body).toContain('(Europe/Vilnius)');
     expect(body).toContain('Main Hall, Universiteto g. 3, Vilnius');
@@ -115,8 +119,23 @@ describe('RSS 2.0', () => {
     expect(body).toContain('href="https://events.example.edu/feeds/calendars/science/events/e1.ics"');
   });
 
+  it("words its items and channel in the site's page language: Lithuanian for --locale lt, none of the English left", async () => {
+    const lt = sampleSite({ locale: 'lt' });
+    const cancelled = sampleEvent({ id: 'e2', slug: 'e2', status: 'cancelled' });
+    const { rss, json } = renderSyndication(ctx, null, [science], [sampleEvent(), cancelled], lt, words('lt'));
+    const feed = await rssParser.parseString(rss);
+    expect(feed.description).toBe(`Artėjantys renginiai: ${science.title}`);
+    const bodies = feed.items.map((i) => i.content ?? '').join('\n');
+    for (const word of ['<strong>Kada:</strong>', '<strong>Kur:</strong>', '>Renginio puslapis</a>', '>Pridėti į kalendorių</a>', '>Portale</a>', 'Šis renginys atšauktas.']) expect(bodies).toContain(word);
+    expect(feed.items.some((i) => i.title?.startsWith('Atšaukta: '))).toBe(true);
+    for (const english of ['When:', 'Where:', 'Event page', 'Add to calendar', 'On the portal', 'Cancelled', 'Upcoming events']) {
+      expect(rss).not.toContain(english);
+      expect(json).not.toContain(english);
+    }
+  });
+
   it('keeps "]]>" and <script> in titles and bodies from breaking XML or surviving as markup', async () => {
-    const { rss, atom, json } = renderSyndication(ctx, science, [science], [hostile()], site);
+    const { rss, atom, json } = renderSyndication(ctx, science, [science], [hostile()], site, words());
     for (const doc of [rss, atom]) {
       expect(XMLValidator.validate(doc)).toBe(true);
       expect(doc).not.toMatch(/<script|onerror|onclick|javascript:|<iframe|style=|\u0007/i);
@@ -136,7 +155,7 @@ describe('RSS 2.0', () => {
   it('keeps hostile and look-alike ids distinct and the XML valid', () => {
     const ids = ['a/b', 'a%2Fb', 'A', 'a', '..', 'NUL', 'x'.repeat(300), 'a\u0000b', '<script>', ']]>', '"q"&'];
     const events = ids.map((id, i) => sampleEvent({ id, slug: `s${i}`, title: `${id} <b>t</b>` }));
-    const { rss, atom, json } = renderSyndication(ctx, science, [science], events, site);
+    const { rss, atom, json } = renderSyndication(ctx, science, [science], events, site, words());
     expect(XMLValidator.validate(rss)).toBe(true);
     expect(XMLValidator.validate(atom)).toBe(true);
     expect(new Set(rssItems(rss).map((i) => text(i.guid))).size).toBe(ids.length);
@@ -159,7 +178,7 @@ describe('RSS 2.0', () => {
       sampleEvent({ id: 'gone', slug: 'gone', removedAt: SAMPLE_NOW - 1000 }),
       sampleEvent({ id: 'off', slug: 'off', status: 'cancelled' }),
     ];
-    const links = rssItems(renderSyndication(ctx, science, [science], events, site).rss).map((i) => text(i.link).split('/').pop());
+    const links = rssItems(renderSyndication(ctx, science, [science], events, site, words()).rss).map((i) => text(i.link).split('/').pop());
     expect(links).toEqual(['today.html', 'now.html', 'off.html']);
   });
 });
@@ -233,16 +252,16 @@ describe('determinism', () => {
   it('does not depend on the input order of events', () => {
     const model = sampleModel();
     const events = allEvents(model);
-    expect(renderSyndication(ctx, null, model.calendars, [...events].reverse(), site)).toEqual(renderSyndication(ctx, null, model.calendars, events, site));
+    expect(renderSyndication(ctx, null, model.calendars, [...events].reverse(), site, words())).toEqual(renderSyndication(ctx, null, model.calendars, events, site, words()));
   });
 
   it('takes feed dates from the data: from all events when none is upcoming, the epoch when there are none', () => {
     const late = sampleSite({ now: Date.UTC(2027, 0, 1) });
-    const stale = renderSyndication(ctx, science, [science], [sampleEvent({ updated: Date.UTC(2026, 0, 9) })], late);
+    const stale = renderSyndication(ctx, science, [science], [sampleEvent({ updated: Date.UTC(2026, 0, 9) })], late, words());
     expect(rssItems(stale.rss)).toHaveLength(0);
     expect(XMLValidator.validate(stale.rss)).toBe(true);
     expect(stale.rss).toContain('<lastBuildDate>Fri, 09 Jan 2026 00:00:00 GMT</lastBuildDate>');
-    const empty = renderSyndication(ctx, science, [science], [], late);
+    const empty = renderSyndication(ctx, science, [science], [], late, words());
     expect(empty.rss).toContain('<lastBuildDate>Thu, 01 Jan 1970 00:00:00 GMT</lastBuildDate>');
     expect(empty.atom).toContain('<updated>1970-01-01T00:00:00.000Z</updated>');
     expect(JSON.parse(empty.json).items).toEqual([]);
@@ -263,7 +282,7 @@ describe('event images', () => {
   it.each(cases)('%s: an enclosure of the right type where one can be stated, JSON Feed image and an <img> in the body', async (image, want) => {
     const model = sampleModel();
     const events = allEvents(model).map((e) => (e.id === 'e1' ? { ...e, image } : e));
-    const { rss, atom, json } = renderSyndication(ctx, null, model.calendars, events, site);
+    const { rss, atom, json } = renderSyndication(ctx, null, model.calendars, events, site, words());
     expect(XMLValidator.validate(rss)).toBe(true);
     expect(XMLValidator.validate(atom)).toBe(true);
     const rssItem = rssItems(rss).find((i) => String(i.link).endsWith('/e1.html'))!;

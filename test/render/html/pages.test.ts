@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import { homeEvents, upcomingCounts } from '../../../src/render/html/index.js';
 import type { FeedEvent } from '../../../src/model.js';
 import { loadHtmlRenderer, type HtmlRenderer } from '../../../src/render/html/index.js';
@@ -248,14 +249,18 @@ describe('the site as a whole', () => {
     expect(checked).toBeGreaterThan(20);
   });
 
-  it('ships style.css, page.js and a widget.js under 5 KB (and its messages) that never writes HTML from data', async () => {
+  it('ships style.css, page.js and a widget.js under 10 KB, 4 KB gzipped (and its messages), that never writes HTML from data', async () => {
     const assets = html.assets(site);
     expect(Object.keys(assets).sort()).toEqual(['page.js', 'style.css', 'widget.js']);
     const source = await readFile(new URL('../../../templates/assets/widget.js', import.meta.url), 'utf8');
-    expect(Buffer.byteLength(source)).toBeLessThan(5 * 1024);
-    // Its three messages in each shipped language (en, lt) are what the build adds.
+    expect(Buffer.byteLength(source)).toBeLessThan(10 * 1024);
+    expect(gzipSync(source).length).toBeLessThan(4 * 1024);
+    // Its four messages in each shipped language (en, lt) are what the build adds.
     expect(Buffer.byteLength(assets['widget.js']!) - Buffer.byteLength(source)).toBeLessThan(2 * 256);
     expect(assets['widget.js']).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+    // --primary-color is the default of the widget's --calfeed-primary; without it, the script's own.
+    expect(assets['widget.js']).not.toContain('"primary"');
+    expect(html.assets({ ...site, primaryColor: '#7a0019' })['widget.js']).toContain('"primary":"#7a0019"}');
     expect(assets['style.css']).toMatch(/prefers-color-scheme:\s*dark/);
     expect(assets['style.css']).not.toMatch(/@import|url\(/);
   });

@@ -88,7 +88,7 @@ describe('user templates', () => {
     });
     const html = await loadHtmlRenderer(dir);
     expect(html.index(ctx, sampleModel().calendars, upcomingCounts(ctx, sampleModel(), site), homeEvents(ctx, sampleModel(), site), [], site)).toBe(
-      '[page][featured][today][thisWeek][later][hasUpcoming][calendars][categories][categoriesHref][subscribe][copyId]<lang><locale><title><siteTitle><description><home><stylesheet><script><canonical><generator><logo><primaryColor><crumbs><image><alternates>',
+      '[page][featured][today][thisWeek][later][hasUpcoming][calendars][categories][categoriesHref][subscribe][copyId][search]<lang><locale><title><siteTitle><description><home><stylesheet><script><canonical><generator><logo><primaryColor><crumbs><headerLinks><footerLinks><image><alternates>',
     );
     const model = sampleModel();
     const cal = model.calendars[0]!;
@@ -99,7 +99,7 @@ describe('user templates', () => {
     for (const [rel, near, known] of [
       ['pages/evnt.hbs', 'pages/event.hbs', 'pages/calendar.hbs, pages/categories.hbs, pages/category.hbs, pages/event.hbs, pages/index.hbs, pages/not-found.hbs, pages/past.hbs, pages/widget.hbs'],
       ['layouts/bse.hbs', 'layouts/base.hbs', 'layouts/base.hbs, layouts/widget.hbs'],
-      ['partials/subscribes.hbs', 'partials/subscribe.hbs', 'partials/day-list.hbs, partials/event-item.hbs, partials/subscribe.hbs'],
+      ['partials/subscribes.hbs', 'partials/subscribe.hbs', 'partials/day-list.hbs, partials/event-item.hbs, partials/search.hbs, partials/subscribe.hbs'],
       ['assets/styles.css', 'assets/style.css', 'assets/page.js, assets/style.css, assets/widget.js'],
     ] as const) {
       const dir = await userDir({ [rel]: 'x' });
