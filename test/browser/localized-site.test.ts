@@ -4,12 +4,15 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { startPreviewServer } from '../../src/serve/index.js';
 import { launchChromium, openRecordingPage, startWidgetHost, type PageRecord } from '../support/browser.js';
 import { runCli } from '../support/cli.js';
+
+const SCREENSHOTS = process.env.CALFEED_UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('./screenshots/', import.meta.url)) : undefined;
 
 let work: string;
 let portal: DemoPortal;
@@ -67,6 +70,7 @@ describe('a site built with --locale lt', () => {
     await page.goto(`${site.url}calendars/science/`);
     expect(await page.locator('html').getAttribute('lang')).toBe('lt');
     expect(await page.locator('#upcoming-heading').textContent()).toBe('Būsimi renginiai');
+    await page.screenshot({ path: join(SCREENSHOTS ?? work, 'localized.png') });
     const eventLinks = await page.locator('main a[href*="events/"]').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href));
     for (const href of [site.url, `${site.url}calendars/science/`, `${site.url}calendars/science/past.html`, eventLinks[0]!]) {
       await page.goto(href);
