@@ -13,12 +13,12 @@ import { categoryKey, categorySlug, paths, type CategoryFile } from '../paths.js
 import type { Staging } from '../publish/index.js';
 import { ownClock } from '../render/clock.js';
 import type { RenderContext } from '../render/context.js';
-import { isUpcoming, type CategoryCount, type HtmlRenderer } from '../render/html/index.js';
+import type { CategoryCount, HtmlRenderer } from '../render/html/index.js';
 import { icsHeader } from '../render/ical/index.js';
 import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
 import { icsChunks, liveEntries } from './ics-entries.js';
-import { categoriesKey, categoryFilesKey } from './render-keys.js';
+import { categoriesKey, categoryFilesKey, isUpcomingRef } from './render-keys.js';
 import { compareRefs, type EventRef, type EventSpool } from './spool.js';
 
 /** A category's own files, in the order they are staged. */
@@ -141,7 +141,7 @@ async function renderCategory(input: CategoryInput, category: Category, refs: re
   const { ctx, spool, staging, html, calendars } = input;
   // What this category's files take from "now", the choices of events below included.
   const site = ownClock(input.site);
-  const upcoming = refs.filter((r) => isUpcoming({ start: r.pageStart, end: r.pageEnd }, site.clock));
+  const upcoming = refs.filter((r) => isUpcomingRef(r, site));
   const upcomingCount = upcoming.filter((r) => !r.cancelled).length;
   const items = refs.filter((r) => inFeedWindow(r.end, site)).slice(0, Math.max(0, site.feedLimit));
   const ics = liveEntries(refs, site);

@@ -116,8 +116,13 @@ export function calendarKeys(input: CalendarKeyInput): CalendarKeys {
 /** index.html's upcoming count of a calendar (upcomingCount of its events), from its refs. */
 export function upcomingOfRefs(refs: readonly EventRef[], site: SiteContext): number {
   let count = 0;
-  for (const ref of refs) if (!ref.cancelled && isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.clock)) count++;
+  for (const ref of refs) if (!ref.cancelled && isUpcomingRef(ref, site)) count++;
   return count;
+}
+
+/** Whether pages list a spooled event as upcoming now (isUpcoming of its page span). */
+export function isUpcomingRef(ref: EventRef, site: SiteContext): boolean {
+  return isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.clock);
 }
 
 /**

@@ -13,7 +13,7 @@ import { paths, type CalendarFile, type SiteFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
 import { ownClock } from '../render/clock.js';
-import { HOME_CANDIDATES, isUpcoming, type CategoryCount, type HtmlRenderer } from '../render/html/index.js';
+import { HOME_CANDIDATES, type CategoryCount, type HtmlRenderer } from '../render/html/index.js';
 import { searchIndexChunks } from '../render/html/search.js';
 import { icsHeader } from '../render/ical/index.js';
 import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
@@ -22,7 +22,7 @@ import type { EventFiles } from './event-files.js';
 import { compareEntries, icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
 import type { PageRenderer } from './page-pool.js';
 import { renderCategories, type IndexedRefs } from './render-categories.js';
-import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, renderEnvironment, searchIndexKey, upcomingOfRefs } from './render-keys.js';
+import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, isUpcomingRef, renderEnvironment, searchIndexKey, upcomingOfRefs } from './render-keys.js';
 import { compareRefs, type EventRef, type EventSpool, spans } from './spool.js';
 
 /** A calendar's own files, in the order they are staged. */
@@ -241,7 +241,7 @@ export class SiteRenderer {
     const until = await calendarFiles.write('search index', key, [paths.site('search.json')], async () => {
       const site = ownClock(this.input.site);
       const refs: EventRef[] = [];
-      for (const cal of calendars) for (const ref of events.get(cal.id) ?? []) if (isUpcoming({ start: ref.pageStart, end: ref.pageEnd }, site.clock)) refs.push(ref);
+      for (const cal of calendars) for (const ref of events.get(cal.id) ?? []) if (isUpcomingRef(ref, site)) refs.push(ref);
       refs.sort(compareRefs);
       await this.staging.writeChunks(paths.site('search.json'), searchIndexChunks(ctx, calendars, batches(refs, spool), site));
       return site.clock.changesAt;
