@@ -162,7 +162,7 @@ export class SiteRenderer {
     const categories = await renderCategories({ ctx, staging: this.staging, spool, html, calendarFiles, site, calendars, environment: this.environment, calendarsJson: this.calendarsJson }, lists);
     this.until(categories.until);
     await this.index(categories.counts);
-    await this.searchIndex(events);
+    await this.searchIndex(events, new Map(categories.counts.map(({ category }) => [category.key, category.name])));
     for (const [name, content] of Object.entries(this.input.html.assets(this.input.site))) await this.staging.write(paths.site(name as SiteFile), content);
     // Nothing in it changes with the time or the events: written each build, it is unchanged unless the settings are.
     await this.staging.write(paths.site('404.html'), this.input.html.notFound(this.input.ctx, ownClock(this.input.site)));
@@ -234,8 +234,9 @@ export class SiteRenderer {
   /**
    * search.json: the upcoming events (as calendar pages list them) of every listed calendar, by
    * start: rendered from each calendar's events (their fingerprints, made with its files') and "now".
+   * Its categories go by the names their pages have, which those events decide too.
    */
-  private async searchIndex(events: ReadonlyMap<string, Iterable<EventRef>>): Promise<void> {
+  private async searchIndex(events: ReadonlyMap<string, Iterable<EventRef>>, names: ReadonlyMap<string, string>): Promise<void> {
     const { ctx, calendars, spool, calendarFiles } = this.input;
     const key = searchIndexKey(this.environment, this.calendarsJson, calendars.map((cal) => this.done.get(cal.id)!.eventsKey));
     const until = await calendarFiles.write('search index', key, [paths.site('search.json')], async () => {
@@ -243,7 +244,7 @@ export class SiteRenderer {
       const refs: EventRef[] = [];
       for (const cal of calendars) for (const ref of events.get(cal.id) ?? []) if (isUpcomingRef(ref, site)) refs.push(ref);
       refs.sort(compareRefs);
-      await this.staging.writeChunks(paths.site('search.json'), searchIndexChunks(ctx, calendars, batches(refs, spool), site));
+      await this.staging.writeChunks(paths.site('search.json'), searchIndexChunks(ctx, calendars, batches(refs, spool), site, names));
       return site.clock.changesAt;
     });
     this.until(until);

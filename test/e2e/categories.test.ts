@@ -93,6 +93,12 @@ describe('category files', () => {
     expect(h1(await page(out, paths.category(japanese, 'index.html')))).toBe('日本語');
   });
 
+  it("regression: search.json's filter named a category by the first spelling among upcoming events, not as its page does", async () => {
+    const index = JSON.parse(await read(out, paths.site('search.json'))) as { categories: Array<{ key: string; slug: string; name: string }> };
+    expect(index.categories.map((c) => c.key)).toContain('lecture');
+    for (const c of index.categories) expect(c.name, c.key).toBe(h1(await page(out, paths.category(c.slug, 'index.html'))));
+  });
+
   it('the feeds list the upcoming events of the category, parsed by rss-parser and as JSON Feed in the calendars\' shape', async () => {
     const feed = JSON.parse(await read(out, paths.category('lecture', 'feed.json'))) as { title: string; feed_url: string; items: Array<Record<string, unknown>> };
     expect(feed.title).toBe('Lecture');

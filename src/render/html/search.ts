@@ -55,7 +55,7 @@ export function searchView(file: string, current: Calendar | null, text: PageTex
  * given: the build passes the upcoming ones by start), then the categories they named, numbered
  * as the events refer to them.
  */
-export function* searchIndexChunks(ctx: RenderContext, calendars: readonly Calendar[], batches: Iterable<readonly FeedEvent[]>, site: SiteContext): Generator<string> {
+export function* searchIndexChunks(ctx: RenderContext, calendars: readonly Calendar[], batches: Iterable<readonly FeedEvent[]>, site: SiteContext, names: ReadonlyMap<string, string>): Generator<string> {
   const calendarIndex = new Map(calendars.map((cal, i) => [cal.id, i]));
   const calendarList = calendars.map((cal) => ({ slug: cal.slug, title: cal.title, timeZone: zoneOf(ctx, cal, site), url: paths.calendarDir(cal.slug) }));
   yield `{"version":${SEARCH_INDEX_VERSION},"calendars":${JSON.stringify(calendarList)},"events":[`;
@@ -66,7 +66,7 @@ export function* searchIndexChunks(ctx: RenderContext, calendars: readonly Calen
     for (const e of batch) {
       const i = calendarIndex.get(e.calendarId);
       if (i === undefined) continue;
-      piece += (first ? '' : ',') + JSON.stringify(searchEntry(ctx, calendars[i]!, i, e, categories));
+      piece += (first ? '' : ',') + JSON.stringify(searchEntry(ctx, calendars[i]!, i, e, categories, names));
       first = false;
     }
     if (piece !== '') yield piece;
@@ -75,14 +75,17 @@ export function* searchIndexChunks(ctx: RenderContext, calendars: readonly Calen
   yield `],"categories":${JSON.stringify(categoryList)}}\n`;
 }
 
-/** One event of search.json; its categories get numbers in `categories` as they are first named. */
-function searchEntry(ctx: RenderContext, cal: Calendar, calendar: number, e: FeedEvent, categories: Map<string, { n: number; name: string }>) {
+/**
+ * One event of search.json; its categories get numbers in `categories` as they are first named,
+ * and the names their pages have (`names`, by key; else the event's spelling).
+ */
+function searchEntry(ctx: RenderContext, cal: Calendar, calendar: number, e: FeedEvent, categories: Map<string, { n: number; name: string }>, names: ReadonlyMap<string, string>) {
   const own = new Set<number>();
   for (const name of e.categories) {
     const key = categoryKey(name);
     if (key === '') continue;
     let category = categories.get(key);
-    if (!category) categories.set(key, (category = { n: categories.size, name: name.trim() }));
+    if (!category) categories.set(key, (category = { n: categories.size, name: names.get(key) ?? name.trim() }));
     own.add(category.n);
   }
   const when = e.when.kind === 'allDay' ? { start: e.when.startDate, end: e.when.endDate, allDay: true } : { start: iso(e.when.start), end: e.when.end === undefined ? null : iso(e.when.end), allDay: false };

@@ -47,7 +47,7 @@ function events(specs: Spec[]): FeedEvent[] {
 function render(list: readonly FeedEvent[], batch: number): string {
   const batches: FeedEvent[][] = [];
   for (let i = 0; i < list.length; i += batch) batches.push(list.slice(i, i + batch));
-  return [...searchIndexChunks(ctx, calendars, batches, site)].join('');
+  return [...searchIndexChunks(ctx, calendars, batches, site, new Map())].join('');
 }
 
 describe('searchIndexChunks', () => {
