@@ -2,10 +2,12 @@
 // tables of a build (300,000 output paths at 100,000 events). A Map<string, number> costs its
 // entry plus the key string (a 55-character path held as a cons string and its flattened copy, or
 // as a slice that keeps a whole megabyte read buffer alive): about 140 bytes a path. Here a key
-// costs its UTF-8 bytes in one shared arena plus 16 bytes of typed arrays, and no JavaScript
-// object at all, so the garbage collector has nothing per key to trace.
+// costs its UTF-8 bytes in shared pages plus 16 bytes of typed arrays (and its share of the slot
+// array), and no JavaScript object at all, so the garbage collector has nothing per key to trace.
 //
 // Open addressing with linear probing over a power-of-two slot array; keys are never removed.
+
+import { PagedArray, PagedBytes } from './paged.js';
 
 const EMPTY = 0;
 const FNV_OFFSET = 0x811c9dc5;
@@ -13,11 +15,11 @@ const FNV_PRIME = 0x01000193;
 
 /** Strings to dense ids (insertion order) and back; no removal. */
 export class StringIndex {
-  private arena = new Uint8Array(1 << 16);
-  private used = 0;
-  // Key i is arena[starts[i], starts[i + 1]).
-  private starts = new Float64Array(1025);
-  private hashes = new Uint32Array(1024);
+  private readonly bytes = new PagedBytes();
+  // Key i is the lengths[i] bytes at addresses[i] of `bytes`.
+  private readonly addresses = new PagedArray((n) => new Float64Array(n));
+  private readonly lengths = new PagedArray((n) => new Uint32Array(n));
+  private readonly hashes = new PagedArray((n) => new Uint32Array(n));
   // id + 1 per slot (0: empty).
   private slots = new Int32Array(2048);
   private count = 0;
@@ -43,11 +45,10 @@ export class StringIndex {
     const found = this.find();
     if (found >= 0) return found;
     const id = this.count++;
-    this.reserve(this.count, this.scratchLength);
-    this.arena.set(this.scratch.subarray(0, this.scratchLength), this.used);
-    this.used += this.scratchLength;
-    this.starts[id + 1] = this.used;
-    this.hashes[id] = this.scratchHash;
+    if (this.count * 2 > this.slots.length) this.rehash();
+    this.addresses.set(id, this.bytes.append(this.scratch, this.scratchLength));
+    this.lengths.set(id, this.scratchLength);
+    this.hashes.set(id, this.scratchHash);
     this.place(id, this.scratchHash);
     return id;
   }
@@ -55,7 +56,7 @@ export class StringIndex {
   /** The key with this id (a new string each call). */
   keyAt(id: number): string {
     if (id < 0 || id >= this.count) throw new RangeError(`no key ${id} (size ${this.count})`);
-    return Buffer.from(this.arena.buffer, this.arena.byteOffset, this.used).toString('utf8', this.starts[id]!, this.starts[id + 1]!);
+    return this.bytes.text(this.addresses.get(id), this.lengths.get(id));
   }
 
   /** Keys in id order. */
@@ -69,17 +70,12 @@ export class StringIndex {
       const entry = this.slots[s]!;
       if (entry === EMPTY) return -1;
       const id = entry - 1;
-      if (this.hashes[id] === this.scratchHash && this.equalsScratch(id)) return id;
+      if (this.hashes.get(id) === this.scratchHash && this.equalsScratch(id)) return id;
     }
   }
 
   private equalsScratch(id: number): boolean {
-    const start = this.starts[id]!;
-    if (this.starts[id + 1]! - start !== this.scratchLength) return false;
-    const arena = this.arena;
-    const scratch = this.scratch;
-    for (let k = 0; k < this.scratchLength; k++) if (arena[start + k] !== scratch[k]) return false;
-    return true;
+    return this.lengths.get(id) === this.scratchLength && this.bytes.equals(this.addresses.get(id), this.scratch, this.scratchLength);
   }
 
   private place(id: number, hash: number): void {
@@ -119,24 +115,9 @@ export class StringIndex {
     this.scratchHash = hash >>> 0;
   }
 
-  // Room for `count` keys and `bytes` more arena bytes; the slot array stays at most half full.
-  private reserve(count: number, bytes: number): void {
-    if (this.used + bytes > this.arena.length) {
-      const arena = new Uint8Array(Math.max(this.used + bytes, this.arena.length * 2));
-      arena.set(this.arena.subarray(0, this.used));
-      this.arena = arena;
-    }
-    if (count > this.hashes.length) {
-      const starts = new Float64Array(this.hashes.length * 2 + 1);
-      starts.set(this.starts);
-      this.starts = starts;
-      const hashes = new Uint32Array(this.hashes.length * 2);
-      hashes.set(this.hashes);
-      this.hashes = hashes;
-    }
-    if (count * 2 > this.slots.length) {
-      this.slots = new Int32Array(this.slots.length * 2);
-      for (let id = 0; id < count - 1; id++) this.place(id, this.hashes[id]!);
-    }
+  // The slot array stays at most half full: twice as many slots, every key placed again.
+  private rehash(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
+    for (let id = 0; id < this.count - 1; id++) this.place(id, this.hashes.get(id));
   }
 }

@@ -45,6 +45,17 @@ describe('StringIndex', () => {
     expect(index.get(long + 'z')).toBe(-1);
   });
 
+  it('keeps keys longer than its 64 KB pages, and the keys on both sides of them', () => {
+    const index = new StringIndex();
+    const keys = ['before', 'é'.repeat(40_000), 'between', 'z'.repeat(65_536), 'y'.repeat(65_535), 'after'];
+    keys.forEach((key, id) => expect(index.add(key)).toBe(id));
+    keys.forEach((key, id) => {
+      expect(index.get(key)).toBe(id);
+      expect(index.keyAt(id)).toBe(key);
+    });
+    expect(index.get('z'.repeat(65_535))).toBe(-1);
+  });
+
   it('stores keys as UTF-8, so two lone surrogates are one key, as they are one file name on disk', () => {
     const index = new StringIndex();
     const a = index.add('\ud800');

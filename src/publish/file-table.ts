@@ -1,8 +1,9 @@
 // A compact table of files: path -> size, SHA-256 and two flags, for the 300,000+ files of a large
 // build. A Map of { bytes, sha256: hex } objects cost about 200 bytes a file on top of the path; here
 // a file costs its path's bytes in a StringIndex, 32 bytes of digest and 9 bytes of size and flags
-// in typed arrays, and no JavaScript object.
+// in paged typed arrays (paged.ts), and no JavaScript object.
 
+import { PagedArray } from '../paged.js';
 import { StringIndex } from '../string-index.js';
 import type { StagedFile } from './staging.js';
 
@@ -23,9 +24,9 @@ function hexValue(c: number): number {
 /** Files by path with their size, SHA-256 (raw 32 bytes) and flags; insertion order is kept. */
 export class FileTable implements ReadonlyMap<string, StagedFile> {
   private readonly index = new StringIndex();
-  private digests = new Uint8Array(DIGEST * 1024);
-  private sizes = new Float64Array(1024);
-  private flags = new Uint8Array(1024);
+  private readonly digests = new PagedArray((n) => new Uint8Array(n), DIGEST);
+  private readonly sizes = new PagedArray((n) => new Float64Array(n));
+  private readonly flags = new PagedArray((n) => new Uint8Array(n));
   // Hashes that are not 64 lower-case hex digits (hand-edited manifests, tests) are kept as given.
   private readonly odd = new Map<number, string>();
   private pending = 0;
@@ -40,8 +41,7 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   reserve(relPath: string): boolean {
     if (this.index.get(relPath) >= 0) return false;
     const i = this.index.add(relPath);
-    this.grow(this.count);
-    this.flags[i] = PENDING;
+    this.flags.set(i, PENDING);
     this.pending++;
     return true;
   }
@@ -56,19 +56,15 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
    * unchanged files) records that the file is the published copy, not yet linked into staging.
    */
   set(relPath: string, bytes: number, sha256: string | Uint8Array, changed = false, deferred = false): this {
-    let i = this.index.get(relPath);
-    if (i < 0) {
-      i = this.index.add(relPath);
-      this.grow(this.count);
-    }
-    if (this.flags[i]! & PENDING) this.pending--;
-    else if (this.flags[i]! & CHANGED) this.changedFiles--;
+    const i = this.index.add(relPath);
+    if (this.flags.get(i) & PENDING) this.pending--;
+    else if (this.flags.get(i) & CHANGED) this.changedFiles--;
     if (changed) this.changedFiles++;
-    this.sizes[i] = bytes;
-    this.flags[i] = changed ? CHANGED : deferred ? DEFERRED : 0;
+    this.sizes.set(i, bytes);
+    this.flags.set(i, changed ? CHANGED : deferred ? DEFERRED : 0);
     this.odd.delete(i);
-    if (typeof sha256 !== 'string') this.digests.set(sha256.subarray(0, DIGEST), i * DIGEST);
-    else if (HEX.test(sha256)) this.digests.set(Buffer.from(sha256, 'hex'), i * DIGEST);
+    if (typeof sha256 !== 'string') this.digests.view(i).set(sha256.subarray(0, DIGEST));
+    else if (HEX.test(sha256)) this.digests.view(i).set(Buffer.from(sha256, 'hex'));
     else this.odd.set(i, sha256);
     return this;
   }
@@ -76,40 +72,39 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   /** Whether relPath is listed with exactly this size and hash (hex or raw digest). */
   matches(relPath: string, bytes: number, sha256: string | Uint8Array): boolean {
     const i = this.slot(relPath);
-    if (i === undefined || this.sizes[i] !== bytes) return false;
+    if (i === undefined || this.sizes.get(i) !== bytes) return false;
     const odd = this.odd.get(i);
     if (odd !== undefined) return typeof sha256 === 'string' && sha256 === odd;
     const d = this.digests;
-    const at = i * DIGEST;
     if (typeof sha256 === 'string') {
       // Compared digit by digit: no hex string is made for the stored digest.
       if (sha256.length !== DIGEST * 2) return false;
       for (let k = 0; k < DIGEST; k++) {
         const hi = hexValue(sha256.charCodeAt(2 * k));
         const lo = hexValue(sha256.charCodeAt(2 * k + 1));
-        if (hi < 0 || lo < 0 || d[at + k] !== hi * 16 + lo) return false;
+        if (hi < 0 || lo < 0 || d.get(i, k) !== hi * 16 + lo) return false;
       }
       return true;
     }
     if (sha256.length !== DIGEST) return false;
-    for (let k = 0; k < DIGEST; k++) if (d[at + k] !== sha256[k]) return false;
+    for (let k = 0; k < DIGEST; k++) if (d.get(i, k) !== sha256[k]) return false;
     return true;
   }
 
   /** Size of a listed file; undefined when it is not listed. */
   sizeOf(relPath: string): number | undefined {
     const i = this.slot(relPath);
-    return i === undefined ? undefined : this.sizes[i];
+    return i === undefined ? undefined : this.sizes.get(i);
   }
 
   /**
    * The hash of a listed file as set() takes it, without a hex string: a view of the raw digest
-   * (valid until the next set or reserve) or the odd hash as given; undefined when not listed.
+   * (it shows what a later set() of the path stores) or the odd hash as given; undefined when not listed.
    */
   hashOf(relPath: string): Uint8Array | string | undefined {
     const i = this.slot(relPath);
     if (i === undefined) return undefined;
-    return this.odd.get(i) ?? this.digests.subarray(i * DIGEST, (i + 1) * DIGEST);
+    return this.odd.get(i) ?? this.digests.view(i);
   }
 
   /** How many listed files are changed (written) rather than kept. */
@@ -147,52 +142,52 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
 
   /** Size of a listed file by its slotOf() number. */
   sizeAt(slot: number): number {
-    return this.sizes[slot]!;
+    return this.sizes.get(slot);
   }
 
   /** The listed paths whose slot is not set in `seen`, in insertion order. */
   *unseen(seen: Uint8Array): IterableIterator<string> {
-    for (let i = 0; i < this.count; i++) if ((this.flags[i]! & PENDING) === 0 && seen[i] === 0) yield this.index.keyAt(i);
+    for (let i = 0; i < this.count; i++) if ((this.flags.get(i) & PENDING) === 0 && seen[i] === 0) yield this.index.keyAt(i);
   }
 
   /** Marks a file (verify uses it for "seen on disk"); false when it is not listed. */
   mark(relPath: string): boolean {
     const i = this.slot(relPath);
     if (i === undefined) return false;
-    this.flags[i] = this.flags[i]! | MARKED;
+    this.flags.set(i, this.flags.get(i) | MARKED);
     return true;
   }
 
   /** Paths never marked, in insertion order. */
   *unmarked(): IterableIterator<string> {
-    for (let i = 0; i < this.count; i++) if ((this.flags[i]! & (MARKED | PENDING)) === 0) yield this.index.keyAt(i);
+    for (let i = 0; i < this.count; i++) if ((this.flags.get(i) & (MARKED | PENDING)) === 0) yield this.index.keyAt(i);
   }
 
   /** Whether a listed file is deferred: kept unchanged, and not (yet) on disk in staging. */
   deferred(relPath: string): boolean {
     const i = this.slot(relPath);
-    return i !== undefined && (this.flags[i]! & DEFERRED) === DEFERRED;
+    return i !== undefined && (this.flags.get(i) & DEFERRED) === DEFERRED;
   }
 
   /** deferred() by slotOf() number. */
   deferredAt(slot: number): boolean {
-    return (this.flags[slot]! & (DEFERRED | PENDING)) === DEFERRED;
+    return (this.flags.get(slot) & (DEFERRED | PENDING)) === DEFERRED;
   }
 
   /** changed() by slotOf() number: the file was written to staging (new bytes), not linked. */
   changedAt(slot: number): boolean {
-    return (this.flags[slot]! & (CHANGED | PENDING)) === CHANGED;
+    return (this.flags.get(slot) & (CHANGED | PENDING)) === CHANGED;
   }
 
   /** Every path with its slot, reserved (listed: false) as well as listed ones, in insertion order. */
   *slots(): IterableIterator<{ relPath: string; slot: number; listed: boolean }> {
-    for (let i = 0; i < this.count; i++) yield { relPath: this.index.keyAt(i), slot: i, listed: (this.flags[i]! & PENDING) === 0 };
+    for (let i = 0; i < this.count; i++) yield { relPath: this.index.keyAt(i), slot: i, listed: (this.flags.get(i) & PENDING) === 0 };
   }
 
   /** Whether a file is listed as changed (write) rather than kept. */
   changed(relPath: string): boolean {
     const i = this.slot(relPath);
-    return i !== undefined && (this.flags[i]! & CHANGED) === CHANGED;
+    return i !== undefined && (this.flags.get(i) & CHANGED) === CHANGED;
   }
 
   get size(): number {
@@ -210,15 +205,15 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   }
 
   *entries(): MapIterator<[string, StagedFile]> {
-    for (let i = 0; i < this.count; i++) if ((this.flags[i]! & PENDING) === 0) yield [this.index.keyAt(i), this.record(i)];
+    for (let i = 0; i < this.count; i++) if ((this.flags.get(i) & PENDING) === 0) yield [this.index.keyAt(i), this.record(i)];
   }
 
   *keys(): MapIterator<string> {
-    for (let i = 0; i < this.count; i++) if ((this.flags[i]! & PENDING) === 0) yield this.index.keyAt(i);
+    for (let i = 0; i < this.count; i++) if ((this.flags.get(i) & PENDING) === 0) yield this.index.keyAt(i);
   }
 
   *values(): MapIterator<StagedFile> {
-    for (let i = 0; i < this.count; i++) if ((this.flags[i]! & PENDING) === 0) yield this.record(i);
+    for (let i = 0; i < this.count; i++) if ((this.flags.get(i) & PENDING) === 0) yield this.record(i);
   }
 
   [Symbol.iterator](): MapIterator<[string, StagedFile]> {
@@ -237,28 +232,15 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   /** The slot of a listed (set, not only reserved) path. */
   private slot(relPath: string): number | undefined {
     const i = this.index.get(relPath);
-    return i < 0 || this.flags[i]! & PENDING ? undefined : i;
+    return i < 0 || this.flags.get(i) & PENDING ? undefined : i;
   }
 
   private record(i: number): StagedFile {
-    return { bytes: this.sizes[i]!, sha256: this.odd.get(i) ?? this.hexAt(i), changed: (this.flags[i]! & CHANGED) === CHANGED };
+    return { bytes: this.sizes.get(i), sha256: this.odd.get(i) ?? this.hexAt(i), changed: (this.flags.get(i) & CHANGED) === CHANGED };
   }
 
   private hexAt(i: number): string {
-    return Buffer.from(this.digests.buffer, this.digests.byteOffset + i * DIGEST, DIGEST).toString('hex');
-  }
-
-  private grow(n: number): void {
-    if (n <= this.sizes.length) return;
-    const cap = Math.max(n, this.sizes.length * 2);
-    const digests = new Uint8Array(cap * DIGEST);
-    digests.set(this.digests);
-    this.digests = digests;
-    const sizes = new Float64Array(cap);
-    sizes.set(this.sizes);
-    this.sizes = sizes;
-    const flags = new Uint8Array(cap);
-    flags.set(this.flags);
-    this.flags = flags;
+    const d = this.digests.view(i);
+    return Buffer.from(d.buffer, d.byteOffset, DIGEST).toString('hex');
   }
 }

@@ -3,15 +3,16 @@
 // strings cost about 130 bytes a claim (the key, a sliced copy of the file's path, which it also
 // kept alive, and the entry) and one claim a folder means 100,000 claims at 100,000 events: the
 // details mirror gives every event its own folder. Here a claim costs its key's UTF-8 bytes in a
-// StringIndex and five bytes of typed arrays, and no JavaScript object.
+// StringIndex and five bytes of paged typed arrays, and no JavaScript object.
 
+import { PagedArray } from '../paged.js';
 import { StringIndex } from '../string-index.js';
 
 /** Lower-cased keys (no removal) -> slot of the claiming file, and a few bits per key. */
 export class PathClaims {
   private readonly keys = new StringIndex();
-  private claimers = new Int32Array(1024);
-  private flags = new Uint8Array(1024);
+  private readonly claimers = new PagedArray((n) => new Int32Array(n));
+  private readonly flags = new PagedArray((n) => new Uint8Array(n));
 
   /** The id of a claimed key, or -1. */
   find(key: string): number {
@@ -21,36 +22,25 @@ export class PathClaims {
   /** Claim a key (not claimed yet) for the file in `slot`, with flag bits; returns its id. */
   add(key: string, slot: number, flags = 0): number {
     const id = this.keys.add(key);
-    if (id >= this.claimers.length) this.grow(id + 1);
-    this.claimers[id] = slot;
-    this.flags[id] = flags;
+    this.claimers.set(id, slot);
+    this.flags.set(id, flags);
     return id;
   }
 
   /** Slot of the file that claimed the key with this id. */
   claimer(id: number): number {
-    return this.claimers[id]!;
+    return this.claimers.get(id);
   }
 
   has(id: number, flag: number): boolean {
-    return (this.flags[id]! & flag) === flag;
+    return (this.flags.get(id) & flag) === flag;
   }
 
   set(id: number, flag: number): void {
-    this.flags[id] = this.flags[id]! | flag;
+    this.flags.set(id, this.flags.get(id) | flag);
   }
 
   clear(id: number, flag: number): void {
-    this.flags[id] = this.flags[id]! & ~flag;
-  }
-
-  private grow(n: number): void {
-    const cap = Math.max(n, this.claimers.length * 2);
-    const claimers = new Int32Array(cap);
-    claimers.set(this.claimers);
-    this.claimers = claimers;
-    const flags = new Uint8Array(cap);
-    flags.set(this.flags);
-    this.flags = flags;
+    this.flags.set(id, this.flags.get(id) & ~flag);
   }
 }
