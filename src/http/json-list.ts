@@ -8,48 +8,9 @@
 
 import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, bomLength, isJsonSpace, jsonTextOf, skipJsonSpace } from '../json-bytes.js';
 import { MAX_JSON_DEPTH } from './json-text.js';
+import { ListEntries } from './list-entries.js';
 
-/** A list's entries, each kept as its JSON text and parsed when asked for (a fresh value each time). */
-export class ListEntries {
-  private constructor(
-    /** Byte ranges of a body, or values parsed already; `starts` says where each part begins. */
-    private readonly parts: ReadonlyArray<{ bytes: Buffer; bounds: Float64Array } | readonly unknown[]>,
-    private readonly starts: readonly number[],
-    readonly length: number,
-  ) {}
-
-  /** Entries that are the byte ranges [bounds[2i], bounds[2i+1]) of `bytes`. */
-  static inBody(bytes: Buffer, bounds: Float64Array): ListEntries {
-    return new ListEntries([{ bytes, bounds }], [0], bounds.length / 2);
-  }
-
-  /** Entries parsed already (returned as they are). */
-  static of(values: readonly unknown[]): ListEntries {
-    return new ListEntries([values], [0], values.length);
-  }
-
-  /** These entries, then `more`'s. */
-  concat(more: ListEntries): ListEntries {
-    return new ListEntries([...this.parts, ...more.parts], [...this.starts, ...more.starts.map((s) => s + this.length)], this.length + more.length);
-  }
-
-  /** Entry `i`, parsed. */
-  at(i: number): unknown {
-    if (!(i >= 0 && i < this.length)) throw new RangeError(`internal: list entry ${i} of ${this.length}`);
-    let p = this.parts.length - 1;
-    while (this.starts[p]! > i) p--;
-    const part = this.parts[p]!;
-    const k = i - this.starts[p]!;
-    if (Array.isArray(part)) return part[k];
-    const { bytes, bounds } = part as { bytes: Buffer; bounds: Float64Array };
-    return JSON.parse(bytes.toString('utf8', bounds[2 * k], bounds[2 * k + 1]));
-  }
-
-  /** Every entry, parsed (for short lists, such as the calendars). */
-  toArray(): unknown[] {
-    return Array.from({ length: this.length }, (_, i) => this.at(i));
-  }
-}
+export { ListEntries };
 
 /** A list body as read by readJsonList. */
 export interface JsonList {

@@ -188,7 +188,7 @@ export class Collector implements CrawlSink {
 
   private async add(state: CalendarState, eventId: string, details: unknown): Promise<void> {
     const { index, segment } = this.listedEvent(state, eventId);
-    const { event, warnings } = normalizeEvent(state.entries.at(index), details, state.calendar, segment, this.normalize);
+    const { event, warnings } = normalizeEvent(state.entries.take(index), details, state.calendar, segment, this.normalize);
     this.listed++;
     if (!event) {
       const why = warnings.findLast((w) => SKIPPED.has(w.code)) ?? warnings.at(-1);
