@@ -25,22 +25,29 @@ export interface RenderedEvent {
 
 /**
  * A calendar's feeds and pages (its calendar.ics is made from the spooled VEVENTs instead). The
- * index and past pages come in pieces of UTF-8 (HtmlRenderer.calendarPieces), moved, not copied,
- * from a worker: at 100,000 events the index is 18 MB, never one string.
+ * index and past pages come in pieces (HtmlRenderer.calendarPieces): at 100,000 events the index
+ * is 18 MB, never one string. From a worker the pieces are UTF-8, moved, not copied; in this
+ * thread they are rendered as they are iterated (once), so they are never all in memory at once.
  */
 export interface CalendarPages {
   rss: string;
   atom: string;
   json: string;
+  index: Iterable<string | Uint8Array>;
+  past: Iterable<string | Uint8Array>;
+  widget: string;
+  /** Until when what they took from "now" holds (Infinity: for good); read it after iterating index and past. */
+  readonly changesAt: number;
+}
+
+/** A calendar's pages as a worker sends them: every piece rendered, as UTF-8. */
+export interface EncodedPages extends CalendarPages {
   index: Uint8Array[];
   past: Uint8Array[];
-  widget: string;
-  /** Until when what they took from "now" holds (Infinity: for good). */
-  changesAt: number;
 }
 
 /** The buffers a reply moves to the main thread instead of copying. */
-export function pagesTransfer(pages: CalendarPages): ArrayBuffer[] {
+export function pagesTransfer(pages: EncodedPages): ArrayBuffer[] {
   return [...pages.index, ...pages.past].map((piece) => piece.buffer as ArrayBuffer);
 }
 
@@ -107,22 +114,43 @@ export function renderEvent(ctx: RenderContext, html: HtmlRenderer, site: SiteCo
   return { vevent: veventText(ctx, event, site), ...(page ? { page: html.event(ctx, cal, event, site) } : {}) };
 }
 
-/** One calendar's job, done in whichever thread runs it. */
-export function renderCalendar(ctx: RenderContext, html: HtmlRenderer, shared: SiteContext, job: CalendarJob): CalendarPages {
+/** One calendar's job in a worker: every piece of its pages rendered, to be moved to the main thread. */
+export function renderCalendar(ctx: RenderContext, html: HtmlRenderer, shared: SiteContext, job: CalendarJob): EncodedPages {
+  const { site, feeds, pages } = calendarRender(ctx, html, shared, job);
+  // TextEncoder, not Buffer.from: each piece gets a buffer of its own, which can be moved.
+  const encoder = new TextEncoder();
+  const encode = (pieces: Iterable<string>): Uint8Array[] => Array.from(pieces, (piece) => encoder.encode(piece));
+  const index = encode(pages.index);
+  const past = encode(pages.past);
+  // Read once every piece is rendered: what they all took from "now".
+  return { ...feeds, index, past, widget: pages.widget, changesAt: site.clock.changesAt };
+}
+
+/** One calendar's job in this thread: its pages' pieces rendered as the writer takes them. */
+function renderCalendarHere(ctx: RenderContext, html: HtmlRenderer, shared: SiteContext, job: CalendarJob): CalendarPages {
+  const { site, feeds, pages } = calendarRender(ctx, html, shared, job);
+  return {
+    ...feeds,
+    index: pages.index,
+    past: pages.past,
+    widget: pages.widget,
+    // What the pieces take from "now" is known once they are rendered.
+    get changesAt() {
+      return site.clock.changesAt;
+    },
+  };
+}
+
+// A calendar's feeds, and its pages' views (the day lists rendered when iterated), from the spool.
+function calendarRender(ctx: RenderContext, html: HtmlRenderer, shared: SiteContext, job: CalendarJob) {
   const site = ownClock(shared);
   const fd = openSync(job.spool, 'r');
   try {
     const listed = readSpans(fd, job.list, listEvent);
     const items = readSpans(fd, job.feed, (event) => event);
     const pages = html.calendarPieces(ctx, job.cal, listed, site);
-    // TextEncoder, not Buffer.from: each piece gets a buffer of its own, which can be moved.
-    const encoder = new TextEncoder();
-    const encode = (pieces: Iterable<string>): Uint8Array[] => Array.from(pieces, (piece) => encoder.encode(piece));
     const feeds = renderFeeds(ctx, job.cal, job.calendars, items, job.newest, site, html.text(site));
-    const index = encode(pages.index);
-    const past = encode(pages.past);
-    // Read once every piece is rendered: what they all took from "now".
-    return { ...feeds, index, past, widget: pages.widget, changesAt: site.clock.changesAt };
+    return { site, feeds, pages };
   } finally {
     closeSync(fd);
   }
@@ -131,7 +159,7 @@ export function renderCalendar(ctx: RenderContext, html: HtmlRenderer, shared: S
 function inThread(ctx: RenderContext, html: HtmlRenderer, site: SiteContext): PageRenderer {
   return {
     render: async (cal, event, page) => renderEvent(ctx, html, site, cal, event, page),
-    calendar: async (job) => renderCalendar(ctx, html, site, job),
+    calendar: async (job) => renderCalendarHere(ctx, html, site, job),
     stopThreads: async () => undefined,
     close: async () => undefined,
     threads: 0,

@@ -8,7 +8,7 @@ import { CalfeedError } from '../errors.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { createRenderContext } from '../render/context.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
-import { type CalendarJob, pagesTransfer, renderCalendar, renderEvent, type CalendarPages } from './page-pool.js';
+import { type CalendarJob, pagesTransfer, renderCalendar, renderEvent, type EncodedPages } from './page-pool.js';
 
 export interface PageWorkerData {
   templates: string | undefined;
@@ -28,7 +28,7 @@ export type PageJob =
 
 export type PageReply =
   | { id: number; page?: string; vevent: string }
-  | { id: number; files: CalendarPages }
+  | { id: number; files: EncodedPages }
   | { id: number; error: { message: string; code?: string } };
 
 const { templates, site } = workerData as PageWorkerData;

@@ -20,7 +20,7 @@ import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
 import { compareEntries, icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
-import type { PageRenderer } from './page-pool.js';
+import type { CalendarJob, PageRenderer } from './page-pool.js';
 import { renderCategories, type IndexedRefs } from './render-categories.js';
 import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, isUpcomingRef, renderEnvironment, searchIndexKey, upcomingOfRefs } from './render-keys.js';
 import { compareRefs, type EventRef, type EventSpool, spans } from './spool.js';
@@ -121,14 +121,16 @@ export class SiteRenderer {
     this.done.set(cal.id, { eventsKey: keys.events, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
-      // Feeds and pages render on a worker while this thread writes the calendar.ics.
-      const rendering = pages.calendar({ cal, calendars, spool: spool.readableFile(), list: spans(refs), feed: spans(candidates), newest });
+      // Feeds and pages render on a worker while this thread writes the calendar.ics. Without one,
+      // after it: the pages' events are then not in memory beside the calendar.ics being written.
+      const job = (): CalendarJob => ({ cal, calendars, spool: spool.readableFile(), list: spans(refs), feed: spans(candidates), newest });
+      const rendering = pages.threads > 0 ? pages.calendar(job()) : undefined;
       try {
         await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(ctx, cal, calendars, site), ics, spool));
       } finally {
-        await rendering.catch(() => undefined);
+        await rendering?.catch(() => undefined);
       }
-      const files = await rendering;
+      const files = await (rendering ?? pages.calendar(job()));
       await staging.write(paths.calendar(cal.slug, 'rss.xml'), files.rss);
       await staging.write(paths.calendar(cal.slug, 'atom.xml'), files.atom);
       await staging.write(paths.calendar(cal.slug, 'feed.json'), files.json);

@@ -81,8 +81,15 @@ describe('page renderer worker pool (compiled)', () => {
       const expected = { ...renderSyndication(ctx, cal, [cal], events, own, html.text(own)), ...html.calendar(ctx, cal, events, own), changesAt: own.clock.changesAt };
       expect(expected.changesAt).toBeGreaterThan(site.clock.now);
       expect(expected.changesAt).toBeLessThanOrEqual(Date.UTC(2026, 2, 20, 22, 0));
-      // The index and past pages come in pieces of UTF-8: joined, the pages.
-      const joined = (pages: PoolModule.CalendarPages) => ({ ...pages, index: Buffer.concat(pages.index).toString(), past: Buffer.concat(pages.past).toString() });
+      // The index and past pages come in pieces (UTF-8 from a worker, text in this thread): joined,
+      // the pages. changesAt is read after them, as the build does: in this thread they are
+      // rendered as they are iterated.
+      const text = (pieces: Iterable<string | Uint8Array>): string => Buffer.concat([...pieces].map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString();
+      const joined = (pages: PoolModule.CalendarPages) => {
+        const index = text(pages.index);
+        const past = text(pages.past);
+        return { ...pages, index, past };
+      };
       expect(joined(renderCalendar(ctx, html, site, job))).toEqual(expected);
       expect(expected.rss).toContain('Talk 29');
       expect(expected.index).toContain('Talk 29');
