@@ -120,16 +120,20 @@ export class SiteRenderer {
     // Recorded before the first await, so a second call for this calendar fails at once.
     this.done.set(cal.id, { eventsKey: keys.events, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
+    const list = spans(refs);
+    const feed = spans(candidates);
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics. Without one,
-      // after it: the pages' events are then not in memory beside the calendar.ics being written.
-      const job = (): CalendarJob => ({ cal, calendars, spool: spool.readableFile(), list: spans(refs), feed: spans(candidates), newest });
+      // after it, once its entries (which hold every event's ref) are let go: the pages' events
+      // are then not in memory beside them.
+      const job = (): CalendarJob => ({ cal, calendars, spool: spool.readableFile(), list, feed, newest });
       const rendering = pages.threads > 0 ? pages.calendar(job()) : undefined;
       try {
         await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(ctx, cal, calendars, site), ics, spool));
       } finally {
         await rendering?.catch(() => undefined);
       }
+      ics.length = 0;
       const files = await (rendering ?? pages.calendar(job()));
       await staging.write(paths.calendar(cal.slug, 'rss.xml'), files.rss);
       await staging.write(paths.calendar(cal.slug, 'atom.xml'), files.atom);
