@@ -23,6 +23,7 @@ const shared = {
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    globalSetup: ['./test/support/memory-tmpdir.ts'],
     projects: [
       {
         // Two files at a time even on 2 cores: an end-to-end file keeps about one core busy (it
