@@ -82,9 +82,6 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   const { baseUrl, token, timeZone } = source;
   const started = performance.now();
   const outDir = await outputFolder(config.out);
-  if (baseUrl.startsWith('http://') && !isLoopback(baseUrl)) {
-    log.warn(`--base-url ${baseUrl} is plain http: the token travels unencrypted. Use https.`);
-  }
   if (config.siteUrlIsDefault) log.info(`Links point at ${config.siteUrl}; set --site-url (CALFEED_SITE_URL) to where the folder will be served.`);
 
   // Lock first: recovery cleans staging folders, and only the lock holder may touch them.
@@ -477,16 +474,6 @@ function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClie
     warnings: run.log.warnings,
     durationMs,
   });
-}
-
-/**
- * Whether a URL's host is this machine's loopback: localhost, 127.0.0.0/8 (an address, not a name
- * such as 127.example.edu), ::1, or 127.x written as an IPv4-mapped IPv6 address (which URL
- * normalizes to hex: [::ffff:7f00:1]).
- */
-export function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname.toLowerCase();
-  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host) || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
 }
 
 function redactUrl(url: string, token: string | undefined): string {
