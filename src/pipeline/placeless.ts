@@ -5,33 +5,28 @@
 
 import type { SiteContext } from '../model.js';
 import { isUpcomingRef } from './render-keys.js';
-import type { EventRef } from './spool.js';
+import { compareRefs, type EventRef } from './spool.js';
 
 /** How many events the warning names; it counts the rest. */
 const NAMED = 10;
 
 /**
  * The warning for the upcoming events, cancelled ones aside, that have no location, naming the
- * first few by calendar in the order given; undefined when there are none.
+ * soonest (in compareRefs order: the same whatever order the crawl spooled them in); undefined
+ * when there are none.
  */
 export function placelessWarning(events: ReadonlyMap<string, Iterable<EventRef>>, site: SiteContext): string | undefined {
-  const named = new Map<string, string[]>();
-  let count = 0;
-  for (const [calendarId, refs] of events) {
-    for (const ref of refs) {
-      if (!ref.placeless || ref.cancelled || !isUpcomingRef(ref, site)) continue;
-      if (++count > NAMED) continue;
-      let ids = named.get(calendarId);
-      if (!ids) named.set(calendarId, (ids = []));
-      ids.push(`"${ref.id}"`);
-    }
+  const placeless: EventRef[] = [];
+  for (const refs of events.values()) {
+    for (const ref of refs) if (ref.placeless && !ref.cancelled && isUpcomingRef(ref, site)) placeless.push(ref);
   }
+  const count = placeless.length;
   if (count === 0) return undefined;
-  const which = [...named].map(([calendarId, ids]) => `calendar "${calendarId}": ${ids.length === 1 ? 'event' : 'events'} ${ids.join(', ')}`);
+  const named = placeless.sort(compareRefs).slice(0, NAMED).map((ref) => `event "${ref.id}" of calendar "${ref.calendarId}"`);
   const rest = count > NAMED ? ` and ${count - NAMED} more` : '';
   const subject = count === 1 ? '1 upcoming event has' : `${count} upcoming events have`;
   return (
     `${subject} no location, so search engines will not list ${count === 1 ? 'it' : 'them'} as events (Google's Event ` +
-    `structured data requires one); add a place or an online address at the portal: ${which.join('; ')}${rest}.`
+    `structured data requires one); add a place or an online address at the portal: ${named.join(', ')}${rest}.`
   );
 }

@@ -54,9 +54,7 @@ function named(warnings: string[]): { count: number; events: Array<[string, stri
   const mine = warnings.filter((w) => /upcoming events? ha(s|ve) no location/.test(w));
   expect(mine.length, warnings.join('\n')).toBeLessThanOrEqual(1);
   if (mine.length === 0) return undefined;
-  const events = [...mine[0]!.matchAll(/calendar "([^"]+)": events? ((?:"[^"]+"(?:, )?)+)/g)].flatMap((m) =>
-    [...m[2]!.matchAll(/"([^"]+)"/g)].map((id): [string, string] => [m[1]!, id[1]!]),
-  );
+  const events = [...mine[0]!.matchAll(/event "([^"]+)" of calendar "([^"]+)"/g)].map((m): [string, string] => [m[2]!, m[1]!]);
   return { count: Number(/^(\d+) upcoming/.exec(mine[0]!)![1]), events };
 }
 

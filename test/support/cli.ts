@@ -57,5 +57,5 @@ export function runCommand(command: string, args: string[], options: CliOptions 
  */
 export const DEMO_WARNINGS = [
   `3 upcoming events have no location, so search engines will not list them as events (Google's Event structured data requires one); ` +
-    `add a place or an online address at the portal: calendar "science": event "1013"; calendar "42": events "4203", "4208".`,
+    `add a place or an online address at the portal: event "4203" of calendar "42", event "4208" of calendar "42", event "1013" of calendar "science".`,
 ];
