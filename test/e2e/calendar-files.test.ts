@@ -7,7 +7,7 @@
 // output folder and a cache holding only the event history (first-seen times, sequences) of the
 // build it is compared with, so the events are the same and nothing can be kept.
 
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
