@@ -1,17 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-// Files that time a build from outside (a kill or a signal at an instant, a second build while the
-// first runs, a trace of its system calls, a fixed port): they run one at a time, after the rest,
-// so no other test's load moves their instants.
-const TIMED = [
-  'test/e2e/signals.test.ts',
-  'test/e2e/commit.test.ts',
-  'test/e2e/durable.test.ts',
-  'test/e2e/faults.test.ts',
-  'test/e2e/readme.test.ts',
-  'test/publish/lock.test.ts',
-];
+// Files that time a build from outside at an instant (a signal or a SIGKILL mid-crawl, while it
+// publishes or just after its commit, a second build while the first runs, a lock held by a child
+// process): they run one at a time, after the rest, so no other test's load moves their instants.
+// Files whose timing is not at stake run with the rest: a trace of the system calls' order
+// (e2e/durable), the README's fixed port (e2e/readme, the only test on it).
+const TIMED = ['test/e2e/signals.test.ts', 'test/e2e/commit.test.ts', 'test/e2e/faults.test.ts', 'test/publish/lock.test.ts'];
 
 const shared = {
   // End-to-end tests spawn the CLI and a demo portal; give them room on a 2-core CI machine.
@@ -23,6 +18,7 @@ const shared = {
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    globalSetup: ['./test/support/memory-tmpdir.ts'],
     projects: [
       {
         // Two files at a time even on 2 cores: an end-to-end file keeps about one core busy (it

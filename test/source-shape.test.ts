@@ -16,7 +16,7 @@ const MAX_FUNCTION_LINES = 60;
 /** Files over the limit: their ceiling in lines. */
 const LARGE_FILES: Record<string, number> = {
   // The build orchestration: plan / gather / short build.ts (issue 18).
-  'pipeline/build.ts': 503,
+  'pipeline/build.ts': 494,
   'crawl/crawl.ts': 362,
   // Every page's view model: splitting by page kind is planned with the site redesign (issue 19).
   'publish/dir-staging.ts': 360,

@@ -31,9 +31,10 @@ const ok = status === '0' && s.ok === true;
 const out = { published: s.published === true, 'up-to-date': ok && s.upToDate === true, 'summary-file': file };
 if (ok) Object.assign(out, { events: s.events, warnings: s.warnings.length });
 for (const [key, value] of Object.entries(out)) console.log(`${key}=${value}`);
+const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 if (ok && process.env.GITHUB_STEP_SUMMARY) {
   const what = s.upToDate ? 'up to date, nothing published' : `published ${s.out}`;
-  fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `calfeed: ${what}; ${s.calendars} calendars, ${s.events} events, ${s.warnings.length} warnings.\n`);
+  fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `calfeed: ${what}; ${count(s.calendars, 'calendar')}, ${count(s.events, 'event')}, ${count(s.warnings.length, 'warning')}.\n`);
 }
 JS
 exit "$status"

@@ -117,7 +117,7 @@ class ShapeReader {
     if (depth > MAX_JSON_DEPTH) throw NOT_SHAPED;
     const c = this.b[this.pos];
     if (c === OPEN_OBJECT) return this.object(depth);
-    if (c === OPEN_ARRAY) return this.array(depth);
+    if (c === OPEN_ARRAY) return this.array();
     const start = this.pos;
     this.pos = this.scalarEnd(start);
     this.out.push(this.b.toString('utf8', start, this.pos));
@@ -152,7 +152,7 @@ class ShapeReader {
     }
   }
 
-  private array(depth: number): ArrayNode {
+  private array(): ArrayNode {
     const node = new ArrayNode(this.pos);
     if (this.empty('[', CLOSE_ARRAY)) {
       node.end = this.pos;

@@ -114,8 +114,3 @@ export function unwrapRecord(body: unknown): Record<string, unknown> {
   if (isObject(current)) return current;
   throw new CalfeedError('RESPONSE', `Expected an event record in the details response, but found ${describe(body)}.`);
 }
-
-/** The dotted form of a list path, for messages and `calfeed inspect` ("(bare array)" when empty). */
-export function listPathText(path: readonly string[]): string {
-  return path.length === 0 ? '(bare array)' : path.join('.');
-}

@@ -45,6 +45,7 @@ import { EventSpool, type EventRef } from './spool.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { toSummary, type BuildSummary } from './summary.js';
 import { buildInputs, checkUpToDate } from './up-to-date.js';
+import { placelessWarning } from './placeless.js';
 import { manifestSha256 } from '../publish/intact.js';
 
 const DAY_MS = 86_400_000;
@@ -82,9 +83,6 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
   const { baseUrl, token, timeZone } = source;
   const started = performance.now();
   const outDir = await outputFolder(config.out);
-  if (baseUrl.startsWith('http://') && !isLoopback(baseUrl)) {
-    log.warn(`--base-url ${baseUrl} is plain http: the token travels unencrypted. Use https.`);
-  }
   if (config.siteUrlIsDefault) log.info(`Links point at ${config.siteUrl}; set --site-url (CALFEED_SITE_URL) to where the folder will be served.`);
 
   // Lock first: recovery cleans staging folders, and only the lock holder may touch them.
@@ -188,6 +186,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const slugs = new Map([...calendarHistory.removed, ...calendars].map((c) => [c.id, c.slug]));
     const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish((calendarId) => slugs.get(calendarId));
     const { counts, stableUntil: renderedUntil } = await rendererFor(calendars, spool).finish(events, removed, calendarHistory.removed);
+    const siteWarnings = [placelessWarning(events, site)].filter((w) => w !== undefined);
     // Rendered from the last build's spool: every other file of its output stays as it is, but
     // the pages of cancellations that expired now. (checkUpToDate found every file of --out with
     // its size moments ago, under the lock.)
@@ -248,8 +247,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
         },
         // One more than a rebuild may repeat: then it knows it cannot (checkUpToDate).
         warnings: log.warnings.slice(dataWarningsFrom, dataWarningsFrom + MAX_RECORDED_WARNINGS + 1),
+        siteWarnings,
       }),
     );
+    for (const warning of siteWarnings) log.warn(warning);
     if (saved) log.info(`Rendered from the last build's events (nothing changed at the portal); ${keptFromLastBuild} files kept as they were.`);
     return toSummary({
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),
@@ -457,7 +458,7 @@ function expiredFiles(
  */
 function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClient, record: LastBuild, failures: DetailsFailure[], durationMs: number): BuildSummary {
   const { config } = run.loaded;
-  for (const warning of record.warnings) run.log.warn(warning);
+  for (const warning of [...record.warnings, ...record.siteWarnings]) run.log.warn(warning);
   const { calendars, events, unreadable, eventFiles, calendarFiles, files } = record.counts;
   return toSummary({
     baseUrl: source.demo ? 'demo' : redactUrl(source.baseUrl, source.token),
@@ -477,16 +478,6 @@ function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClie
     warnings: run.log.warnings,
     durationMs,
   });
-}
-
-/**
- * Whether a URL's host is this machine's loopback: localhost, 127.0.0.0/8 (an address, not a name
- * such as 127.example.edu), ::1, or 127.x written as an IPv4-mapped IPv6 address (which URL
- * normalizes to hex: [::ffff:7f00:1]).
- */
-export function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname.toLowerCase();
-  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host) || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
 }
 
 function redactUrl(url: string, token: string | undefined): string {

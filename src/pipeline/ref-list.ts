@@ -11,13 +11,16 @@ import type { EventRef } from './spool.js';
 // Per ref: start, end, stamp, pageStart, pageEnd, at (numbers), jsonBytes, veventBytes (sizes).
 const NUMBERS = 6;
 const SIZES = 2;
+const CANCELLED = 1;
+const PLACELESS = 2;
 
 /** The refs of one calendar's spooled events, in the order they were pushed. */
 export class RefList implements Iterable<EventRef> {
   private count = 0;
   private numbers = new Float64Array(NUMBERS * 16);
   private sizes = new Uint32Array(SIZES * 16);
-  private cancelled = new Uint8Array(16);
+  // Per ref: CANCELLED | PLACELESS.
+  private flags = new Uint8Array(16);
   private readonly ids: string[] = [];
   // Each ref's categories: indices into `spellings`, ref i's from categoryEnds[i - 1] to categoryEnds[i].
   private categoryEnds = new Uint32Array(16);
@@ -38,7 +41,7 @@ export class RefList implements Iterable<EventRef> {
     // A spooled event is far smaller than 4 GB; a size that does not fit would silently wrap.
     if (!(ref.jsonBytes <= 0xffffffff && ref.veventBytes <= 0xffffffff)) throw new RangeError(`internal: spooled event "${ref.id}" is too large`);
     const i = this.count++;
-    if (i === this.cancelled.length) this.grow();
+    if (i === this.flags.length) this.grow();
     const n = i * NUMBERS;
     const numbers = this.numbers;
     numbers[n] = ref.start;
@@ -49,7 +52,7 @@ export class RefList implements Iterable<EventRef> {
     numbers[n + 5] = ref.at;
     this.sizes[i * SIZES] = ref.jsonBytes;
     this.sizes[i * SIZES + 1] = ref.veventBytes;
-    this.cancelled[i] = ref.cancelled ? 1 : 0;
+    this.flags[i] = (ref.cancelled ? CANCELLED : 0) | (ref.placeless ? PLACELESS : 0);
     this.ids.push(ref.id);
     for (const spelling of ref.categories) {
       let id = this.spellingIds.get(spelling);
@@ -76,7 +79,8 @@ export class RefList implements Iterable<EventRef> {
       stamp: numbers[n + 2]!,
       pageStart: numbers[n + 3]!,
       pageEnd: numbers[n + 4]!,
-      cancelled: this.cancelled[i] === 1,
+      cancelled: (this.flags[i]! & CANCELLED) !== 0,
+      placeless: (this.flags[i]! & PLACELESS) !== 0,
       categories: Array.from(this.categoryIds.subarray(i === 0 ? 0 : this.categoryEnds[i - 1]!, this.categoryEnds[i]!), (id) => this.spellings[id]!),
       at: numbers[n + 5]!,
       jsonBytes: this.sizes[i * SIZES]!,
@@ -89,16 +93,16 @@ export class RefList implements Iterable<EventRef> {
   }
 
   private grow(): void {
-    const cap = this.cancelled.length * 2;
+    const cap = this.flags.length * 2;
     const numbers = new Float64Array(cap * NUMBERS);
     numbers.set(this.numbers);
     this.numbers = numbers;
     const sizes = new Uint32Array(cap * SIZES);
     sizes.set(this.sizes);
     this.sizes = sizes;
-    const cancelled = new Uint8Array(cap);
-    cancelled.set(this.cancelled);
-    this.cancelled = cancelled;
+    const flags = new Uint8Array(cap);
+    flags.set(this.flags);
+    this.flags = flags;
     this.categoryEnds = grown(this.categoryEnds);
   }
 }

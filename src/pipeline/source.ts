@@ -23,6 +23,9 @@ export async function withPortalSource<T>(
   const { config, log } = args;
   if (config.baseUrl) {
     if (!args.token) log.warn('No token: set env CALFEED_TOKEN or --token-file. Requests go out without authorization.');
+    if (config.baseUrl.startsWith('http://') && !isLoopback(config.baseUrl)) {
+      log.warn(`--base-url ${config.baseUrl} is plain http: the token travels unencrypted. Use https.`);
+    }
     return fn({ baseUrl: config.baseUrl, token: args.token, timeZone: config.timeZone, demo: false });
   }
   const demo = await startDemoPortal({ now: args.now });
@@ -56,4 +59,14 @@ export function httpOptions(config: ResolvedConfig, source: PortalSource, extra:
     userAgent: `calfeed/${VERSION}`,
     ...extra,
   };
+}
+
+/**
+ * Whether a URL's host is this machine's loopback: localhost, 127.0.0.0/8 (an address, not a name
+ * such as 127.example.edu), ::1, or 127.x written as an IPv4-mapped IPv6 address (which URL
+ * normalizes to hex: [::ffff:7f00:1]).
+ */
+export function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host) || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
 }

@@ -30,6 +30,8 @@ export interface EventRef {
   readonly pageEnd: number;
   /** isCancelled(event): a cancelled upcoming event is not counted on index.html. */
   readonly cancelled: boolean;
+  /** No location: its page's Event structured data cannot pass Google's requirements (the build warns). */
+  readonly placeless: boolean;
   /** The event's categories as the portal spells them: which category pages and feeds it is in. */
   readonly categories: readonly string[];
   /** Where the event's JSON and then its VEVENT text are in the spool, in bytes. */
@@ -45,8 +47,8 @@ export interface EventRef {
  * newline.
  */
 export function rowHead(ref: Omit<EventRef, 'at'>, record: string): string {
-  const { calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled, jsonBytes, veventBytes, categories } = ref;
-  return `S\t${JSON.stringify([calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled ? 1 : 0, jsonBytes, veventBytes, categories])}\t${record}\n`;
+  const { calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled, placeless, jsonBytes, veventBytes, categories } = ref;
+  return `S\t${JSON.stringify([calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled ? 1 : 0, placeless ? 1 : 0, jsonBytes, veventBytes, categories])}\t${record}\n`;
 }
 
 /** The ref and the record text a rowHead() line (without "S\t" and the newline) holds; undefined when it is not one. */
@@ -63,15 +65,28 @@ function parseRef(text: string): Omit<EventRef, 'at'> | undefined {
   } catch {
     return undefined;
   }
-  if (!Array.isArray(v) || v.length !== 11) return undefined;
+  if (!Array.isArray(v) || v.length !== 12) return undefined;
   const categories: unknown = v.pop();
   if (!Array.isArray(categories) || !categories.every((c) => typeof c === 'string')) return undefined;
   const [calendarId, id, ...numbers] = v as unknown[];
   if (typeof calendarId !== 'string' || typeof id !== 'string') return undefined;
   if (!numbers.every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
-  const [start, end, stamp, pageStart, pageEnd, cancelled, jsonBytes, veventBytes] = numbers as number[];
+  const [start, end, stamp, pageStart, pageEnd, cancelled, placeless, jsonBytes, veventBytes] = numbers as number[];
   if (jsonBytes! < 0 || veventBytes! < 0) return undefined;
-  return { calendarId, id, start: start!, end: end!, stamp: stamp!, pageStart: pageStart!, pageEnd: pageEnd!, cancelled: cancelled === 1, jsonBytes: jsonBytes!, veventBytes: veventBytes!, categories: categories as string[] };
+  return {
+    calendarId,
+    id,
+    start: start!,
+    end: end!,
+    stamp: stamp!,
+    pageStart: pageStart!,
+    pageEnd: pageEnd!,
+    cancelled: cancelled === 1,
+    placeless: placeless === 1,
+    jsonBytes: jsonBytes!,
+    veventBytes: veventBytes!,
+    categories: categories as string[],
+  };
 }
 
 /** What the build works out about an event as it spools it: the ref's fields besides its place in the file. */
@@ -147,9 +162,8 @@ export class EventSpool {
    * and its history record (EventFiles.write's output); returns its ref.
    */
   add(event: FeedEvent, output: { vevent: string; record: string }, facts: RefFacts, eventJson = JSON.stringify(event)): EventRef {
-    const { start, end, stamp, pageStart, pageEnd, cancelled, categories } = facts;
     const { vevent, record } = output;
-    const head = { calendarId: event.calendarId, id: event.id, start, end, stamp, pageStart, pageEnd, cancelled, categories };
+    const head = { calendarId: event.calendarId, id: event.id, ...facts };
     return this.append({ ...head, jsonBytes: Buffer.byteLength(eventJson, 'utf8'), veventBytes: Buffer.byteLength(vevent, 'utf8') }, record, eventJson, vevent);
   }
 

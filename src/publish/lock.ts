@@ -8,7 +8,7 @@
 // (the only test possible for a lock held from another host, e.g. on a shared volume).
 
 import { randomBytes } from 'node:crypto';
-import { link, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { CalfeedError } from '../errors.js';
 import { ensureParent, isProcessAlive, siblingsOf, uniqueSuffix } from './siblings.js';
@@ -156,14 +156,4 @@ function lockedError(outDir: string, lockPath: string, holder: Holder): CalfeedE
     `Another calfeed build is writing ${outDir} (pid ${holder.pid}${where} since ${holder.startedAt}). ` +
       `Wait for it, or remove ${lockPath} if no build is running.`,
   );
-}
-
-/** Whether a lock file exists beside outDir (for diagnostics and tests). */
-export async function isLocked(outDir: string): Promise<boolean> {
-  try {
-    await stat(siblingsOf(outDir).lock);
-    return true;
-  } catch {
-    return false;
-  }
 }

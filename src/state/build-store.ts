@@ -27,7 +27,7 @@ import { parseLastBuild, type LastBuild } from './last-build.js';
 import { parseGroup, type RenderedGroup, type RenderedState } from './rendered.js';
 
 export const STORE_FILE = 'build-store';
-const FORMAT = 3;
+const FORMAT = 4;
 const ORDER = 'SDENHKGR';
 // The state files of calfeed before the build store: a build that finds them starts empty.
 const LEGACY = ['crawl.json', 'history.json', 'rendered.json', 'last-build.json', 'events.spool', 'events.spool.json'];

@@ -39,18 +39,21 @@ export interface LastBuild {
   lists: ListRecord[];
   /** What the build's summary said, for a rebuild that changes nothing to say again. */
   counts: { calendars: number; events: number; unreadable: number; eventFiles: number; calendarFiles: number; files: number };
+  /** The portal data's warnings: repeated by a rebuild that renders nothing and by one rendered from the store's events. */
   warnings: string[];
+  /** Warnings about the site as built at builtAt (placelessWarning): repeated only by a rebuild that renders nothing. */
+  siteWarnings: string[];
 }
 
 /** The record in the build store (made for `inputs`), or undefined when anything in it is not as a build writes it. */
 export function parseLastBuild(doc: unknown, inputs: string): LastBuild | undefined {
   if (!isObject(doc)) return undefined;
-  const { builtAt, stableUntil, detailsDueAt, failedDetails, manifest, lists, counts, warnings } = doc;
+  const { builtAt, stableUntil, detailsDueAt, failedDetails, manifest, lists, counts, warnings, siteWarnings } = doc;
   if (typeof builtAt !== 'number' || typeof manifest !== 'string') return undefined;
   if (!isInstant(stableUntil) || !isInstant(detailsDueAt)) return undefined;
   if (!Array.isArray(failedDetails) || !failedDetails.every(isIdPair)) return undefined;
   if (!Array.isArray(lists) || lists.length === 0 || !lists.every(isListRecord)) return undefined;
-  if (!Array.isArray(warnings) || !warnings.every((w) => typeof w === 'string')) return undefined;
+  if (!isStrings(warnings) || !isStrings(siteWarnings)) return undefined;
   if (!isObject(counts) || !['calendars', 'events', 'unreadable', 'eventFiles', 'calendarFiles', 'files'].every((k) => typeof counts[k] === 'number')) return undefined;
   return {
     inputs,
@@ -62,7 +65,12 @@ export function parseLastBuild(doc: unknown, inputs: string): LastBuild | undefi
     lists,
     counts: counts as LastBuild['counts'],
     warnings,
+    siteWarnings,
   };
+}
+
+function isStrings(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((w) => typeof w === 'string');
 }
 
 function isIdPair(value: unknown): value is [string, string] {

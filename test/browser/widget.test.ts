@@ -4,7 +4,7 @@
 // errors; and the iframe version sizing itself with the snippet the calendar page prints.
 // The screenshot of the widget for the README and docs/pages.md is taken here.
 
-import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContextOptions, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
 // that a page links each accepted one to the same address wherever in the site the page is.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { linkUrlProblem, parseLinks } from '../../src/config/links.js';
+import { linkUrlProblem } from '../../src/config/links.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { ConfigError } from '../../src/errors.js';
 import { siteLinkViews } from '../../src/render/html/links.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CrawlCache } from '../../src/crawl/index.js';
-import { loadCache, saveCache, storeFile } from '../support/store.js';
+import { loadCache, saveCache } from '../support/store.js';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { MemorySink, runCrawl } from './helpers.js';
 

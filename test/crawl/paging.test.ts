@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { asSinglePage, CrawlCache, firstPageUrl, linkHeaderNext, nextPageUrl, type PagingConfig } from '../../src/crawl/index.js';
-import { loadCache, saveCache, storeFile } from '../support/store.js';
+import { loadCache, saveCache } from '../support/store.js';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { MemorySink, runCrawl, TOKEN } from './helpers.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand, type CliResult } from '../support/cli.js';
+import { DEMO_WARNINGS, runCommand, type CliResult } from '../support/cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCRIPT = join(ROOT, '.github/action/run.sh');
@@ -66,9 +66,9 @@ describe('the GitHub Action', () => {
   it('builds the demo into the workspace, exposes the summary as outputs, and a second run builds on the first', async () => {
     const first = await step('first');
     expect(first.r.code, first.r.stderr).toBe(0);
-    expect(first.outputs).toMatchObject({ published: 'true', 'up-to-date': 'false', events: '59', warnings: '0' });
+    expect(first.outputs).toMatchObject({ published: 'true', 'up-to-date': 'false', events: '59', warnings: String(DEMO_WARNINGS.length) });
     await expectOutputsOf(first.outputs);
-    expect(first.stepSummary).toBe('calfeed: published public; 5 calendars, 59 events, 0 warnings.\n');
+    expect(first.stepSummary).toBe('calfeed: published public; 5 calendars, 59 events, 1 warning.\n');
     expect(existsSync(join(repo, 'public', 'manifest.json'))).toBe(true);
     expect(await readFile(join(repo, 'public', 'index.html'), 'utf8')).toContain(SITE_URL);
     expect(existsSync(join(repo, '.calfeed-cache'))).toBe(true);

@@ -60,7 +60,7 @@ describe('calfeed CLI', () => {
     ['paging.mode "qurey" accepted', { paging: { mode: 'qurey' } }, /"paging\.mode": expected one of "auto", "none", "query", got "qurey" \(did you mean "query"\?\)/],
     ['"start": 123 crashed with path.split is not a function', { fields: { event: { start: 123 } } }, /^error: calfeed\.config\.json: "fields\.event\.start": expected .*, got 123\.$/m],
     ['unknown keys reported one per run', { concurency: 4, titel: 'x' }, /2 configuration problems:\n.*"concurency".*\n.*"titel" \(did you mean "title"\?\)/],
-  ])('config mistake "%s": exits 2 naming the key', async (name, config, message) => {
+  ])('config mistake "%s": exits 2 naming the key', async (_name, config, message) => {
     const dir = await mkdtemp(join(work, 'config-'));
     await writeFile(join(dir, 'calfeed.config.json'), JSON.stringify(config, null, 2));
     const r = await runCli(['build'], { cwd: dir });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { workflowText } from '../../src/init/content.js';
-import { runCli } from '../support/cli.js';
+import { DEMO_WARNINGS, runCli } from '../support/cli.js';
 
 const WORKFLOW = '.github/workflows/calfeed.yml';
 
@@ -42,7 +42,7 @@ describe('calfeed init', () => {
 
     const build = await runCli(['build', '--config', 'calfeed.config.json', '--json'], { cwd: dir });
     expect(build.code, build.stderr).toBe(0);
-    expect(JSON.parse(build.stdout)).toMatchObject({ ok: true, demo: true, events: 59, warnings: [] });
+    expect(JSON.parse(build.stdout)).toMatchObject({ ok: true, demo: true, events: 59, warnings: DEMO_WARNINGS });
 
     const before = await Promise.all(['calfeed.config.json', WORKFLOW].map((f) => readFile(join(dir, f), 'utf8')));
     const again = await runCli(['init'], { cwd: dir });
@@ -78,7 +78,7 @@ describe('calfeed init', () => {
     // The build needs nothing init was given but the token.
     const build = await runCli(['build', '--config', 'site.json', '--json'], { cwd: dir, env });
     expect(build.code, build.stderr).toBe(0);
-    expect(JSON.parse(build.stdout)).toMatchObject({ ok: true, demo: false, events: 59, warnings: [] });
+    expect(JSON.parse(build.stdout)).toMatchObject({ ok: true, demo: false, events: 59, warnings: DEMO_WARNINGS });
   });
 
   it('writes what inspect warned about into the config and the log', async () => {

@@ -7,7 +7,7 @@
 // Builds run in this process against the demo portal at a "now" the test chooses (see
 // calendar-files.test.ts, whose day and helpers these follow).
 
-import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

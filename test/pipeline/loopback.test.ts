@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopback } from '../../src/pipeline/build.js';
+import { isLoopback } from '../../src/pipeline/source.js';
 
 describe('isLoopback (no plain-http warning for this machine)', () => {
   it('knows localhost, 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 in either notation', () => {

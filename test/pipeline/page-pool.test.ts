@@ -30,7 +30,7 @@ const ctx = createRenderContext();
 /** A calendar job for `events`, spooled into a spool file in `dir` as a build spools them. */
 function spooledJob(dir: string, cal: Calendar, events: FeedEvent[], site: SiteContext): CalendarJob {
   const spool = EventSpool.create(dir);
-  const facts = { start: 0, end: 0, stamp: 0, pageStart: 0, pageEnd: 0, cancelled: false, categories: [] };
+  const facts = { start: 0, end: 0, stamp: 0, pageStart: 0, pageEnd: 0, cancelled: false, placeless: false, categories: [] };
   const refs = new Map(events.map((e) => [e.id, spool.add(e, { vevent: veventText(ctx, e, site), record: '{}' }, facts)]));
   const feed = selectFeedEvents(ctx, events, [cal], site).map((e) => refs.get(e.id)!);
   return { cal, calendars: [cal], spool: spool.readableFile(), list: spans([...refs.values()]), feed: spans(feed), newest: newestStamp(events) };

@@ -28,6 +28,7 @@ describe('RefList', () => {
         pageStart: number(),
         pageEnd: number(),
         cancelled: random(2) === 1,
+        placeless: random(3) === 0,
         // Spellings repeat across refs (each kept once), and a ref may have none.
         categories: Array.from({ length: random(4) }, () => CATEGORIES[random(CATEGORIES.length)]!),
         at: random(2) ? random(2 ** 31) * 4096 + random(4096) : random(1e6),
@@ -47,7 +48,7 @@ describe('RefList', () => {
 
   it('refuses a ref of another calendar, a size past 4 GB, and an index out of range', () => {
     const list = new RefList('a');
-    const ref: EventRef = { calendarId: 'a', id: 'x', start: 1, end: 2, stamp: 3, pageStart: 1, pageEnd: 2, cancelled: false, categories: ['Seminar'], at: 0, jsonBytes: 10, veventBytes: 20 };
+    const ref: EventRef = { calendarId: 'a', id: 'x', start: 1, end: 2, stamp: 3, pageStart: 1, pageEnd: 2, cancelled: false, placeless: true, categories: ['Seminar'], at: 0, jsonBytes: 10, veventBytes: 20 };
     expect(() => list.push({ ...ref, calendarId: 'b' })).toThrow(/calendar "b"/);
     expect(() => list.push({ ...ref, jsonBytes: 2 ** 32 })).toThrow(RangeError);
     expect(list.length).toBe(0);

@@ -8,7 +8,7 @@ import { sampleEvent } from '../fixtures/sample.js';
 
 /** Facts for a ref whose page span is its start and end. */
 function facts(start: number, end: number, stamp: number): RefFacts {
-  return { start, end, stamp, pageStart: start, pageEnd: end, cancelled: false, categories: [] };
+  return { start, end, stamp, pageStart: start, pageEnd: end, cancelled: false, placeless: false, categories: [] };
 }
 
 describe('EventSpool', () => {

@@ -14,6 +14,7 @@ const record = (warnings: string[]): LastBuild => ({
   lists: [],
   counts: { calendars: 1, events: 1, unreadable: 0, eventFiles: 2, calendarFiles: 7, files: 12 },
   warnings,
+  siteWarnings: [],
 });
 // Never asked: each case is decided before any request.
 const client = new Proxy({}, { get: () => { throw new Error('no request expected'); } }) as PortalClient;

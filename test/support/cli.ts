@@ -50,3 +50,12 @@ export function runCommand(command: string, args: string[], options: CliOptions 
     });
   });
 }
+
+/**
+ * What a build of the embedded demo portal warns of, and only that: three of its upcoming events
+ * have no location, the case of the build's structured-data warning (src/pipeline/placeless.ts).
+ */
+export const DEMO_WARNINGS = [
+  `3 upcoming events have no location, so search engines will not list them as events (Google's Event structured data requires one); ` +
+    `add a place or an online address at the portal: event "4203" of calendar "42", event "4208" of calendar "42", event "1013" of calendar "science".`,
+];

@@ -6,7 +6,7 @@
 //
 // Builds go through runBuild, the function the CLI calls, against a real HTTP portal on 127.0.0.1.
 
-import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
