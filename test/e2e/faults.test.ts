@@ -4,9 +4,10 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startDemoPortal, type DemoFault, type DemoPortal } from '../../src/demo/server.js';
 import { runCli } from '../support/cli.js';
+import { holdingProxy } from '../support/holding-proxy.js';
 import { listFiles, snapshotTree } from '../support/tree.js';
 
 const NOW = Date.now();
@@ -175,32 +176,25 @@ describe('interruptions and concurrency', () => {
     await expectOutUntouched();
   });
 
+  // Regression: the second build was started once the first had asked for two details, and on a
+  // busy machine it sometimes started after the first had finished (exit 0, not refused). Now the
+  // first build's later details wait at a proxy until the second has been refused.
   it('a second build into the same --out is refused while the first runs', async () => {
-    await withPortal(
-      'none',
-      async (portal) => {
-        let second: Promise<Awaited<ReturnType<typeof runCli>>> | undefined;
-        const first = runCli(buildArgs(portal), {
-          env: { CALFEED_TOKEN: portal.tokens.university },
-          cwd: work,
-          onSpawn: () => {
-            const poll = setInterval(() => {
-              if (portal.stats().byKind.details >= 2) {
-                clearInterval(poll);
-                second = runCli(buildArgs(portal), { env: { CALFEED_TOKEN: portal.tokens.university }, cwd: work });
-              }
-            }, 20);
-          },
-        });
+    await withPortal('none', async (portal) => {
+      const proxy = await holdingProxy(portal.url);
+      try {
+        const first = runCli(buildArgs({ ...portal, url: proxy.url }), { env: { CALFEED_TOKEN: portal.tokens.university }, cwd: work });
+        await vi.waitUntil(() => proxy.held() > 0, { timeout: 30_000, interval: 20 });
+        const second = await runCli(buildArgs(portal), { env: { CALFEED_TOKEN: portal.tokens.university }, cwd: work });
+        proxy.release();
         const a = await first;
-        const b = await second!;
+        expect(second.code, second.stderr).toBe(1);
+        expect(second.stderr).toMatch(/Another calfeed build is writing/);
         expect(a.code, a.stderr).toBe(0);
-        expect(b.code).toBe(1);
-        expect(b.stderr).toMatch(/Another calfeed build is writing/);
-      },
-      // Slow enough that the first build (about 59 details / 8 at a time) is surely still running
-      // when the second starts.
-      { latencyMs: 200 },
-    );
+      } finally {
+        proxy.release();
+        await proxy.close();
+      }
+    });
   });
 });
