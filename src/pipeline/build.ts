@@ -45,7 +45,7 @@ import { EventSpool, type EventRef } from './spool.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { toSummary, type BuildSummary } from './summary.js';
 import { buildInputs, checkUpToDate } from './up-to-date.js';
-import { placelessWarning } from './placeless.js';
+import { siteWarnings } from './placeless.js';
 import { manifestSha256 } from '../publish/intact.js';
 
 const DAY_MS = 86_400_000;
@@ -186,7 +186,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const slugs = new Map([...calendarHistory.removed, ...calendars].map((c) => [c.id, c.slug]));
     const { removed, stableUntil: tombstonesUntil, dropped } = tracker.finish((calendarId) => slugs.get(calendarId));
     const { counts, stableUntil: renderedUntil } = await rendererFor(calendars, spool).finish(events, removed, calendarHistory.removed);
-    const siteWarnings = [placelessWarning(events, site)].filter((w) => w !== undefined);
+    const warned = siteWarnings(events, site);
     // Rendered from the last build's spool: every other file of its output stays as it is, but
     // the pages of cancellations that expired now. (checkUpToDate found every file of --out with
     // its size moments ago, under the lock.)
@@ -203,8 +203,8 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     prepared = await prepareStore(config.cacheDir, rows, tail);
     cache?.dispose();
     spool.dispose();
-    // Until when a rebuild from the same data would publish the same bytes.
-    const stableUntil = Math.min(renderedUntil, tombstonesUntil, calendarHistory.stableUntil);
+    // Until when a rebuild from the same data would publish the same bytes and give the same warnings.
+    const stableUntil = Math.min(renderedUntil, tombstonesUntil, calendarHistory.stableUntil, warned.until);
 
     const calendarsMeta = calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: counts.get(c.id) ?? 0 }));
     await writeSearchIndexes(staging, config.siteUrl);
@@ -247,10 +247,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
         },
         // One more than a rebuild may repeat: then it knows it cannot (checkUpToDate).
         warnings: log.warnings.slice(dataWarningsFrom, dataWarningsFrom + MAX_RECORDED_WARNINGS + 1),
-        siteWarnings,
+        siteWarnings: warned.warnings,
       }),
     );
-    for (const warning of siteWarnings) log.warn(warning);
+    for (const warning of warned.warnings) log.warn(warning);
     if (saved) log.info(`Rendered from the last build's events (nothing changed at the portal); ${keptFromLastBuild} files kept as they were.`);
     return toSummary({
       baseUrl: source.demo ? 'demo' : redactUrl(baseUrl, token),

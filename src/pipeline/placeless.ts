@@ -4,6 +4,7 @@
 // would bury every other warning (and past MAX_RECORDED_WARNINGS no rebuild is ever up to date).
 
 import type { SiteContext } from '../model.js';
+import { ownClock } from '../render/clock.js';
 import { isUpcomingRef } from './render-keys.js';
 import { compareRefs, type EventRef } from './spool.js';
 
@@ -29,4 +30,14 @@ export function placelessWarning(events: ReadonlyMap<string, Iterable<EventRef>>
     `${subject} no location, so search engines will not list ${count === 1 ? 'it' : 'them'} as events (Google's Event ` +
     `structured data requires one); add a place or an online address at the portal: ${named.join(', ')}${rest}.`
   );
+}
+
+/**
+ * The build's warnings about the site as built, and until when they hold: which events are
+ * upcoming depends on "now", so a rebuild that finds nothing changed may repeat them only until then.
+ */
+export function siteWarnings(events: ReadonlyMap<string, Iterable<EventRef>>, site: SiteContext): { warnings: string[]; until: number } {
+  const own = ownClock(site);
+  const warning = placelessWarning(events, own);
+  return { warnings: warning === undefined ? [] : [warning], until: own.clock.changesAt };
 }

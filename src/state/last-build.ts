@@ -41,7 +41,7 @@ export interface LastBuild {
   counts: { calendars: number; events: number; unreadable: number; eventFiles: number; calendarFiles: number; files: number };
   /** The portal data's warnings: repeated by a rebuild that renders nothing and by one rendered from the store's events. */
   warnings: string[];
-  /** Warnings about the site as built at builtAt (placelessWarning): repeated only by a rebuild that renders nothing. */
+  /** Warnings about the site as built at builtAt (siteWarnings in src/pipeline/placeless.ts): repeated only by a rebuild that renders nothing, until stableUntil. */
   siteWarnings: string[];
 }
 

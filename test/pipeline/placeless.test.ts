@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../../src/model.js';
-import { placelessWarning } from '../../src/pipeline/placeless.js';
+import { placelessWarning, siteWarnings } from '../../src/pipeline/placeless.js';
 import { eventFacts } from '../../src/pipeline/render-keys.js';
 import type { EventRef } from '../../src/pipeline/spool.js';
 import { createRenderContext } from '../../src/render/context.js';
@@ -99,6 +99,29 @@ describe('the warning for upcoming events without a location', () => {
         expect(placelessWarning(shuffled, site)).toBe(placelessWarning(byCalendar, site));
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('holds until the instant it gives: the same warnings at every instant before, others at it', () => {
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 30, size: 'max' }), fc.integer({ min: -25, max: 25 }), fc.double({ min: 0, max: 1, noNaN: true }), (specs, nowDay, where) => {
+        const now = T0 + nowDay * DAY;
+        // Facts do not depend on "now" (page spans are instants): the refs made at `now` serve every instant.
+        const { byCalendar } = spooled(specs, now);
+        const at = (t: number) => siteWarnings(byCalendar, sampleSite({ now: t }));
+        const { warnings, until } = at(now);
+        expect(until).toBeGreaterThan(now);
+        // For good: the same however late (every event has ended by then).
+        if (!Number.isFinite(until)) {
+          expect(at(now + 1000 * DAY).warnings).toEqual(warnings);
+          return;
+        }
+        const before = now + Math.floor((until - 1 - now) * where);
+        expect(at(before).warnings).toEqual(warnings);
+        expect(at(until - 1).warnings).toEqual(warnings);
+        expect(at(until).warnings).not.toEqual(warnings);
+      }),
+      { numRuns: 300 },
     );
   });
 });
