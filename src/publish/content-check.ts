@@ -7,7 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import { isDetailsMirrorPath, isJsonPath, isXmlPath, kindOf } from './content-types.js';
 import { bomLength, isJsonSpace } from '../json-bytes.js';
-import { isJsonText } from './json-check.js';
+import { isJsonText, JsonScan } from './json-check.js';
 import { xmlProblem } from './xml-check.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -85,8 +85,9 @@ function looksLikeJson(bytes: Uint8Array): boolean {
 
 /**
  * The write-time check of a file that arrives in chunks (Staging.writeChunks), fed every byte in
- * order. iCalendar (the combined calendar.ics reaches 100 MB) and the manifest are checked as they
- * pass, holding nothing; other JSON and XML files need the whole text to parse and are gathered.
+ * order. iCalendar (the combined calendar.ics reaches 100 MB), JSON (search.json, 30 MB) and the
+ * manifest are checked as they pass, holding nothing; XML files need the whole text to parse and
+ * are gathered.
  */
 export interface ChunkCheck {
   /** The next bytes; the check copies what it keeps, so the caller may reuse the buffer. */
@@ -99,8 +100,9 @@ export interface ChunkCheck {
 export function chunkCheckFor(relPath: string): ChunkCheck | undefined {
   const kind = kindOf(relPath);
   if (kind === 'manifest') return new Utf8Only();
-  if (kind === 'ical') return new IcalChunks(relPath);
-  if (isJsonPath(relPath) || isXmlPath(relPath)) return new Gathered(relPath);
+  if (kind === 'ical') return new StreamChecked(relPath, new IcalScan());
+  if (isJsonPath(relPath)) return new StreamChecked(relPath, new JsonScan());
+  if (isXmlPath(relPath)) return new Gathered(relPath);
   return undefined;
 }
 
@@ -114,10 +116,10 @@ class Utf8Only implements ChunkCheck {
   }
 }
 
-class IcalChunks implements ChunkCheck {
+/** UTF-8 and a scan of the kind's syntax, as the bytes pass; contentProblem words what they find. */
+class StreamChecked implements ChunkCheck {
   private readonly utf8 = new Utf8Stream();
-  private readonly scan = new IcalScan();
-  constructor(private readonly relPath: string) {}
+  constructor(private readonly relPath: string, private readonly scan: { push(bytes: Uint8Array): unknown; end(): boolean }) {}
   push(bytes: Uint8Array): void {
     this.utf8.push(bytes);
     this.scan.push(bytes);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contentProblem } from '../../src/publish/content-check.js';
-import { isJsonText } from '../../src/publish/json-check.js';
+import { isJsonText, JsonScan } from '../../src/publish/json-check.js';
 
 function parses(text: string): boolean {
   try {
@@ -54,6 +54,44 @@ describe('isJsonText', () => {
     expect(check('\uFEFF')).toBe(false);
     expect(check('['.repeat(100_000) + ']'.repeat(100_000))).toBe(true);
     expect(check('['.repeat(100_000) + ']'.repeat(99_999))).toBe(false);
+  });
+});
+
+describe('JsonScan', () => {
+  // search.json is checked as it is written, in blocks cut anywhere: inside a string, an escape,
+  // a number, a literal, the byte-order mark or a character's UTF-8 bytes.
+  it('answers as JSON.parse does for texts cut into chunks anywhere', () => {
+    const text = fc.oneof(
+      fc.jsonValue().map((v) => JSON.stringify(v, null, 1)),
+      fc.tuple(fc.jsonValue(), fc.nat(), fc.constantFrom(...'{}[],:"\\ 0-+.eE1tfnu\u00e9'.split(''))).map(([v, at, c]) => {
+        const t = JSON.stringify(v);
+        const i = at % (t.length + 1);
+        return t.slice(0, i) + c + t.slice(i + 1);
+      }),
+      fc.constantFrom('\uFEFF[1]', '"\\u00e9"', '-1.5e+10', 'true', 'nul', '[1e]', '{"a":"\\ud83c"}', '12 3', ''),
+    );
+    fc.assert(
+      fc.property(text, fc.array(fc.nat(), { maxLength: 8 }), (t, cuts) => {
+        const bytes = Buffer.from(t);
+        const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const scan = new JsonScan();
+        let from = 0;
+        for (const cut of [...at, bytes.length]) {
+          scan.push(bytes.subarray(from, cut));
+          from = cut;
+        }
+        expect(scan.end(), JSON.stringify({ t, at })).toBe(parses(t.charCodeAt(0) === 0xfeff ? t.slice(1) : t));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('a byte at a time', () => {
+    for (const t of ['{"a":[1,-2.5e3,true,null,"x\\u0041é"]}', '[1,2', '\uFEFF"a"', '0 ']) {
+      const scan = new JsonScan();
+      for (const b of Buffer.from(t)) scan.push(Uint8Array.of(b));
+      expect(scan.end(), t).toBe(parses(t.replace(/^\uFEFF/, '')));
+    }
   });
 });
 
