@@ -100,28 +100,8 @@ export class SiteRenderer {
     const staging = this.staging;
     // What this calendar's files take from "now", the choices of events below included.
     const site = ownClock(this.input.site);
-    const refs = [...events].sort(compareRefs);
-    this.counts.set(cal.id, refs.length);
-    this.upcoming.set(cal.id, upcomingOfRefs(refs, site));
-
-    const ics = icsEntries(ctx, refs, gone, cal.timeZone, site);
-    const record = (ref: EventRef): Buffer => spool.record(ref);
-    const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record });
-    let newest = 0;
-    for (const r of refs) newest = Math.max(newest, r.stamp);
-    this.newest = Math.max(this.newest, newest);
-    // A calendar's first feedLimit upcoming events are its feeds' items (selectFeedEvents: compareRefs
-    // orders refs as sortByStart orders events), and the first feedLimit of those together are the
-    // combined feeds' items; the first HOME_CANDIDATES together, the home page's.
-    const limit = Math.max(0, site.feedLimit);
-    const upcoming = refs.filter((r) => inFeedWindow(r.end, site));
-    const candidates = upcoming.slice(0, limit);
-    this.soonest = [...this.soonest, ...upcoming.slice(0, this.soonestKept)].sort(compareRefs).slice(0, this.soonestKept);
-    // Recorded before the first await, so a second call for this calendar fails at once.
-    this.done.set(cal.id, { eventsKey: keys.events, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
+    const { ics, keys, list, feed, newest } = this.take(cal, events, gone, site);
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
-    const list = spans(refs);
-    const feed = spans(candidates);
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics. Without one,
       // after it, once its entries (which hold every event's ref) are let go: the pages' events
@@ -147,6 +127,31 @@ export class SiteRenderer {
     // Removed events keep their page and .ics (both cancelled) while they stay in calendar.ics:
     // RSS items and "add to calendar" files that link to them must not hit a 404.
     for (const event of gone) await this.input.eventFiles.write(cal, event, this.input.renderedBefore(event.calendarId, event.id));
+  }
+
+  /**
+   * What calendar() renders from its refs, and what the combined files keep of them. The refs (an
+   * object each: 30 MB at 100,000 events) are made here and let go on return: locals of calendar()
+   * stay live across its awaits, through the pages.
+   */
+  private take(cal: Calendar, events: Iterable<EventRef>, gone: readonly FeedEvent[], site: SiteContext) {
+    const refs = [...events].sort(compareRefs);
+    this.counts.set(cal.id, refs.length);
+    this.upcoming.set(cal.id, upcomingOfRefs(refs, site));
+    const ics = icsEntries(this.input.ctx, refs, gone, cal.timeZone, site);
+    const record = (ref: EventRef): Buffer => this.input.spool.record(ref);
+    const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record });
+    let newest = 0;
+    for (const r of refs) newest = Math.max(newest, r.stamp);
+    this.newest = Math.max(this.newest, newest);
+    // A calendar's first feedLimit upcoming events are its feeds' items (selectFeedEvents: compareRefs
+    // orders refs as sortByStart orders events), and the first feedLimit of those together are the
+    // combined feeds' items; the first HOME_CANDIDATES together, the home page's.
+    const upcoming = refs.filter((r) => inFeedWindow(r.end, site));
+    this.soonest = [...this.soonest, ...upcoming.slice(0, this.soonestKept)].sort(compareRefs).slice(0, this.soonestKept);
+    // Recorded before calendar()'s first await, so a second call for this calendar fails at once.
+    this.done.set(cal.id, { eventsKey: keys.events, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
+    return { ics, keys, list: spans(refs), feed: spans(upcoming.slice(0, Math.max(0, site.feedLimit))), newest };
   }
 
   /**
