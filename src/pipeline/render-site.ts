@@ -252,10 +252,8 @@ export class SiteRenderer {
     const key = searchIndexKey(this.environment, this.calendarsJson, calendars.map((cal) => this.done.get(cal.id)!.eventsKey));
     const until = await calendarFiles.write('search index', key, [paths.site('search.json')], async () => {
       const site = ownClock(this.input.site);
-      const refs: EventRef[] = [];
-      for (const cal of calendars) for (const ref of events.get(cal.id) ?? []) if (isUpcomingRef(ref, site)) refs.push(ref);
-      refs.sort(compareRefs);
-      await this.staging.writeChunks(paths.site('search.json'), searchIndexChunks(ctx, calendars, batches(refs, spool), site, names));
+      const listed = upcomingSpans(calendars, events, site);
+      await this.staging.writeChunks(paths.site('search.json'), searchIndexChunks(ctx, calendars, batches(listed, spool), site, names));
       return site.clock.changesAt;
     });
     this.until(until);
@@ -265,9 +263,23 @@ export class SiteRenderer {
 /** Events a batch of search.json is rendered from (read back from the spool one batch at a time). */
 const SEARCH_BATCH = 500;
 
-/** The events of refs, SEARCH_BATCH at a time. */
-function* batches(refs: readonly EventRef[], spool: EventSpool): Generator<FeedEvent[]> {
-  for (let i = 0; i < refs.length; i += SEARCH_BATCH) yield spool.events(refs.slice(i, i + SEARCH_BATCH));
+/**
+ * Where the upcoming events of every calendar are in the spool (spans()), by start: an object per
+ * ref only until this returns (20 MB at 100,000 events, live through search.json otherwise).
+ */
+function upcomingSpans(calendars: readonly Calendar[], events: ReadonlyMap<string, Iterable<EventRef>>, site: SiteContext): Float64Array {
+  const refs: EventRef[] = [];
+  for (const cal of calendars) for (const ref of events.get(cal.id) ?? []) if (isUpcomingRef(ref, site)) refs.push(ref);
+  return spans(refs.sort(compareRefs));
+}
+
+/** The events at `pairs`, SEARCH_BATCH at a time. */
+function* batches(pairs: Float64Array, spool: EventSpool): Generator<FeedEvent[]> {
+  for (let i = 0; i < pairs.length; i += 2 * SEARCH_BATCH) {
+    const batch: Array<Pick<EventRef, 'at' | 'jsonBytes'>> = [];
+    for (let j = i; j < Math.min(pairs.length, i + 2 * SEARCH_BATCH); j += 2) batch.push({ at: pairs[j]!, jsonBytes: pairs[j + 1]! });
+    yield spool.events(batch);
+  }
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

@@ -198,7 +198,7 @@ export class EventSpool {
   }
 
   /** The events of refs, in the order given. */
-  events(refs: readonly EventRef[]): FeedEvent[] {
+  events(refs: ReadonlyArray<Pick<EventRef, 'at' | 'jsonBytes'>>): FeedEvent[] {
     return refs.map((ref) => JSON.parse(this.json(ref)) as FeedEvent);
   }
 
@@ -212,7 +212,7 @@ export class EventSpool {
   }
 
   /** The event of a ref as spooled: JSON.stringify(event). */
-  json(ref: EventRef): string {
+  json(ref: Pick<EventRef, 'at' | 'jsonBytes'>): string {
     return this.data.read(ref.at, ref.jsonBytes).toString('utf8');
   }
 
