@@ -222,7 +222,7 @@ export class EventSpool {
   }
 
   /** The VEVENT text of a ref, as UTF-8 bytes. */
-  vevent(ref: EventRef): Buffer {
+  vevent(ref: Pick<EventRef, 'at' | 'jsonBytes' | 'veventBytes'>): Buffer {
     return this.data.read(ref.at + ref.jsonBytes, ref.veventBytes);
   }
 
