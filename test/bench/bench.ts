@@ -32,6 +32,7 @@ import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { findList, rawId } from '../../src/normalize/index.js';
 import { ratio, ratioTable, round2, round3, summarize, table, type Ratio, type Row } from './report.js';
 import { editRecord } from '../support/store.js';
+import type { LastBuild } from '../../src/state/last-build.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const RUSAGE_PRELOAD = fileURLToPath(new URL('./rusage-preload.mjs', import.meta.url));
@@ -62,6 +63,8 @@ interface Settings {
   /** Cold builds per scenario, each in turn with the references. */
   runs: number;
   keep: boolean;
+  /** The calfeed to measure: this checkout's dist/cli.js, or another checkout's (code A against code B). */
+  cli: string;
 }
 
 function settings(argv: string[]): Settings {
@@ -77,13 +80,15 @@ function settings(argv: string[]): Settings {
       'no-reference': { type: 'boolean', default: false },
       runs: { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
+      cli: { type: 'string', default: CLI },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(
       'npm run bench -- [--calendars N] [--events N per calendar] [--latency MS] [--concurrency N]\n' +
-        `                 [--scenarios ${SCENARIOS.join(',')}] [--runs N] [--no-curl] [--no-reference] [--keep]\n`,
+        `                 [--scenarios ${SCENARIOS.join(',')}] [--runs N] [--no-curl] [--no-reference] [--keep]\n` +
+        '                 [--cli PATH: another checkout\'s dist/cli.js, to compare code A with code B]\n',
     );
     process.exit(0);
   }
@@ -104,6 +109,7 @@ function settings(argv: string[]): Settings {
     reference: !values['no-reference'],
     runs: int('runs', values.runs, 1),
     keep: values.keep,
+    cli: values.cli,
   };
 }
 
@@ -231,7 +237,7 @@ async function build(site: Site, scenario: string, s: Settings, kind: 'full' | '
     '--quiet',
     ...extra,
   ];
-  const run = await runMeasured(CLI, args, { CALFEED_TOKEN: portal.tokens.university }, work);
+  const run = await runMeasured(s.cli, args, { CALFEED_TOKEN: portal.tokens.university }, work);
   if (run.code !== 0) throw new Error(`${scenario}: calfeed build exited ${run.code}\n${run.stderr.slice(-4000)}`);
   const summary = JSON.parse(run.stdout) as { events: number; files: Files };
   return builtRow(scenario, site, s, kind, run, summary.events, summary.files);
@@ -438,9 +444,20 @@ function coldRatios(runs: ColdRuns): Ratio[] {
   return all.filter((r): r is Ratio => r !== null);
 }
 
+/**
+ * editRecord, or for a calfeed from before the build store (--cli of older code), the same edit of
+ * its last-build.json.
+ */
+async function editAnyRecord(cache: string, edit: (build: LastBuild) => LastBuild | null): Promise<void> {
+  const legacy = join(cache, 'last-build.json');
+  if (!existsSync(legacy)) return editRecord(cache, edit);
+  const next = edit(JSON.parse(await readFile(legacy, 'utf8')) as LastBuild);
+  await (next ? writeFile(legacy, JSON.stringify(next)) : rm(legacy));
+}
+
 async function main(): Promise<void> {
   const s = settings(process.argv.slice(2));
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run bench" (it compiles first) or "npm run build".`);
+  if (!existsSync(s.cli)) throw new Error(`${s.cli} is missing: run "npm run bench" (it compiles first) or "npm run build".`);
   /** Each scenario's runs, in the order they are printed. */
   const groups: Row[][] = [];
   const ratios: Ratio[] = [];
@@ -476,14 +493,14 @@ async function main(): Promise<void> {
         // has come, so the build renders from the events the last build left in the cache.
         log('rebuild, no change, time moved');
         const cache = join(site.work, 'cache');
-        await editRecord(cache, (last) => ({ ...last, stableUntil: last.builtAt + 1 }));
+        await editAnyRecord(cache, (last) => ({ ...last, stableUntil: last.builtAt + 1 }));
         const moved = await build(site, 'nochange, time moved', s, 'rebuild');
         moved.note = `no change at the portal, but time moved past an event's start or end: ${percentOf(moved, full)}`;
         groups.push([moved]);
         // And without the record at all (lost cache entry, or details due for a check): every
         // list is still a 304 and nothing is written, but every event goes through the build.
         log('rebuild, no change, without the record of the last build');
-        await editRecord(cache, () => null);
+        await editAnyRecord(cache, () => null);
         const walked = await build(site, 'nochange, no record', s, 'rebuild');
         walked.note = `no change, but without the record of the last build: ${percentOf(walked, full)}`;
         groups.push([walked]);
