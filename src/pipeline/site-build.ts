@@ -28,6 +28,12 @@ import { summarySource, toSummary, type BuildSummary } from './summary.js';
 
 const DAY_MS = 86_400_000;
 
+/** --threads: page workers (undefined: by the cores), and whether files are written in a thread of their own. */
+function threadsOf(run: BuildRun): { pages: number | undefined; writer: boolean | undefined } {
+  const { threads } = run.loaded.config;
+  return { pages: threads, writer: threads === undefined ? undefined : threads > 0 };
+}
+
 /** What rendering left for the steps after it. */
 export interface Rendered {
   /** Events per calendar id, as the calendar files counted them. */
@@ -61,7 +67,7 @@ export class SiteBuild {
   static async start(run: BuildRun, plan: RenderPlan, outDir: string, timeZone: string): Promise<SiteBuild> {
     let staging: Staging | undefined;
     try {
-      staging = await createStaging(outDir, { published: plan.published, onWarning: (m) => run.log.warn(m) });
+      staging = await createStaging(outDir, { published: plan.published, onWarning: (m) => run.log.warn(m), writerThread: threadsOf(run).writer });
       return new SiteBuild(run, plan, staging, timeZone);
     } catch (error) {
       plan.sections.saved?.spool.dispose();
@@ -81,9 +87,11 @@ export class SiteBuild {
     this.site = siteContext(config, timeZone, run.now);
     this.tracker = new HistoryTracker(plan.sections.history, run.now, config.keepRemovedDays * DAY_MS);
     // From the store, only cancellations' pages can need rendering: not worth starting workers.
-    this.pages = createPageRenderer(this.ctx, plan.html, this.site, config.templates, plan.fromStore ? 0 : undefined);
+    this.pages = createPageRenderer(this.ctx, plan.html, this.site, config.templates, plan.fromStore ? 0 : threadsOf(run).pages);
     this.eventFiles = new EventFiles(this.ctx, staging, this.pages, plan.html.fingerprint, this.site, this.tracker);
     this.calendarFiles = new CalendarFiles(staging, plan.sections.rendered, run.now);
+    const by = config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
+    run.log.debug(`threads: ${this.pages.threads} rendering pages, ${staging.writerThread ? 'one' : 'none'} writing files (${by})`);
   }
 
   /** The events to render: the last build's, or a crawl that writes each event's files as it goes. */

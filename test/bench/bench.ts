@@ -10,7 +10,8 @@
 // passed an event's start or end; then without the record of the last build), changed (rebuild
 // after 1% of events changed, then after as many changed in one calendar), nolatency (cold build,
 // no injected latency: events/s), large (cold build of 100 x 1000 events, no latency: peak RSS),
-// onecal (cold build of one calendar of 100,000 events, no latency: peak RSS).
+// onecal (cold build of one calendar of 100,000 events, no latency: peak RSS), threads (cold builds
+// without latency with the default threads and with --threads 0 in turn: what the threads buy).
 // A bare client (undici in a child process, fetching only) and curl --parallel over the same URLs
 // are references for the network floor; without latency, the bare client is the ceiling. The
 // reference build (reference-build.mjs: the same files with the same libraries, and nothing else)
@@ -40,7 +41,7 @@ const BARE_CLIENT = fileURLToPath(new URL('./bare-client.mjs', import.meta.url))
 const REFERENCE_BUILD = fileURLToPath(new URL('./reference-build.mjs', import.meta.url));
 const SITE_URL = 'https://events.example.edu/';
 const TIME = '/usr/bin/time';
-const SCENARIOS = ['full', 'nochange', 'changed', 'nolatency', 'large', 'onecal'] as const;
+const SCENARIOS = ['full', 'nochange', 'changed', 'nolatency', 'threads', 'large', 'onecal'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Bounded (a few minutes on 2 cores); `large` and `onecal` are opt-in: 100,000 events take minutes on their own. */
 const DEFAULT_SCENARIOS: Scenario[] = ['full', 'nochange', 'changed', 'nolatency'];
@@ -431,6 +432,21 @@ async function coldRuns(site: Site, s: Settings, label: string, notes: string[])
   return runs;
 }
 
+/** Cold builds without latency, with the default threads and with none (--threads 0), in turn, `s.runs` times. */
+async function threadRuns(site: Site, s: Settings): Promise<{ threaded: Row[]; single: Row[] }> {
+  const runs = { threaded: [] as Row[], single: [] as Row[] };
+  for (let i = 0; i < s.runs; i++) {
+    for (const [label, extra, into] of [['no latency, default threads', [], runs.threaded], ['no latency, --threads 0', ['--threads', '0'], runs.single]] as const) {
+      await rm(join(site.work, 'site'), { recursive: true, force: true });
+      await rm(join(site.work, 'cache'), { recursive: true, force: true });
+      await settle();
+      log(`${label}${s.runs > 1 ? ` (run ${i + 1} of ${s.runs})` : ''}`);
+      into.push(await build(site, label, s, 'full', [...extra]));
+    }
+  }
+  return runs;
+}
+
 /** calfeed's ratios to the references, run by run, with the issue's targets where it sets one. */
 function coldRatios(runs: ColdRuns): Ratio[] {
   const latency = runs.calfeed[0]!.latencyMs;
@@ -535,6 +551,22 @@ async function main(): Promise<void> {
       cold.bare[0]!.note = 'fetching only, no parsing, rendering or writing: the most events/s any Node.js build could reach against this portal on this machine';
       groups.push(cold.calfeed, cold.reference, cold.bare);
       ratios.push(...coldRatios(cold));
+    } finally {
+      await closeSite(site, s.keep);
+    }
+  }
+  if (want('threads')) {
+    const site = await openSite(s.calendars, s.events, 0);
+    try {
+      const runs = await threadRuns(site, s);
+      groups.push(runs.threaded, runs.single);
+      ratios.push(
+        ...[
+          ratio('--threads 0: wall ÷ default', null, runs.single, runs.threaded, (r) => r.wallMs),
+          ratio('--threads 0: CPU ÷ default', null, runs.single, runs.threaded, (r) => r.cpuMsPerEvent),
+          ratio('--threads 0: peak RSS ÷ default', null, runs.single, runs.threaded, (r) => r.peakRssMb),
+        ].filter((r): r is Ratio => r !== null),
+      );
     } finally {
       await closeSite(site, s.keep);
     }
