@@ -90,7 +90,7 @@ export class SiteBuild {
     this.pages = createPageRenderer(this.ctx, plan.html, this.site, config.templates, plan.fromStore ? 0 : threadsOf(run).pages);
     this.eventFiles = new EventFiles(this.ctx, staging, this.pages, plan.html.fingerprint, this.site, this.tracker);
     this.calendarFiles = new CalendarFiles(staging, plan.sections.rendered, run.now);
-    const by = config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
+    const by = plan.fromStore ? 'from the build store: few pages to render' : config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
     run.log.debug(`threads: ${this.pages.threads} rendering pages, ${staging.writerThread ? 'one' : 'none'} writing files (${by})`);
   }
 
