@@ -72,6 +72,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   // Incremental builds and safety.
   { key: 'cacheDir', flag: 'cache-dir', env: 'CALFEED_CACHE_DIR', type: 'string', default: '.calfeed-cache', arg: 'DIR', commands: B, help: 'Build state kept between runs (ETags, first-seen times, sequences). Keep it with your CI cache.' },
   { key: 'detailsMaxAge', flag: 'details-max-age', env: 'CALFEED_DETAILS_MAX_AGE', type: 'duration', default: '24h', arg: 'DURATION', commands: B, help: 'Details of an unchanged list entry are re-checked after this long.' },
+  { key: 'threads', flag: 'threads', env: 'CALFEED_THREADS', type: 'int', min: 0, max: 64, arg: 'N', commands: B, help: 'Threads that render pages beside the main one, with one more that writes files (default: the cores the process may use, less one, at most 3; never more than the cores less one). 0 does all of it in the main thread: for a container with less CPU quota than the cores it sees, which Node.js cannot tell. The output is the same either way.' },
   { key: 'allowShrink', flag: 'allow-shrink', env: 'CALFEED_ALLOW_SHRINK', type: 'boolean', default: false, commands: B, cliOnly: false, help: 'Publish even when the build has less than half the events or calendars of the last one.' },
   // Output of the command itself.
   { key: 'json', flag: 'json', env: 'CALFEED_JSON', type: 'boolean', default: false, commands: ['build', 'inspect', 'verify'], cliOnly: true, help: 'Print a machine-readable summary on stdout (logs stay on stderr).' },

@@ -57,6 +57,8 @@ export interface ResolvedConfig extends HttpSettings {
   cacheDir: string;
   detailsMaxAgeMs: number;
   allowShrink: boolean;
+  /** Page-rendering threads (0: everything in the main thread, no writer thread either); default: by the cores. */
+  threads?: number;
   json: boolean;
   quiet: boolean;
   verbose: boolean;
@@ -125,6 +127,7 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
     cacheDir: str('cacheDir')!,
     detailsMaxAgeMs: req('detailsMaxAge'),
     allowShrink: bool('allowShrink'),
+    threads: num('threads'),
     json: bool('json'),
     quiet: bool('quiet'),
     verbose: bool('verbose'),

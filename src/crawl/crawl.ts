@@ -5,13 +5,13 @@
 
 import { CalfeedError } from '../errors.js';
 import type { PortalClient } from '../http/client.js';
-import { rawId, type FieldsConfig } from '../normalize/index.js';
-import { assignSegments, paths } from '../paths.js';
-import { entryHash, type CrawlCache } from './cache.js';
+import type { FieldsConfig } from '../normalize/index.js';
+import { paths } from '../paths.js';
+import type { CrawlCache } from './cache.js';
 import { apiPaths } from './api-paths.js';
 import { detailsKey, fetchDetails } from './details.js';
 import { decideReuse, type EventNow, type Reuse, type StoredEvent } from './reuse.js';
-import type { ListEntries } from '../http/json-list.js';
+import { calendarRefs, duplicatesWarning, listedEvents, type CalendarRef, type ListedEvent } from './listed.js';
 import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
 import type { PagingConfig } from './paging.js';
 import type { ListRecord, ProbeResult } from './probe.js';
@@ -97,26 +97,27 @@ export interface CrawlReport {
   lists: ListRecord[];
 }
 
-/** One event of a calendar's list: the entry that counts for its id (the first), and its path segment. */
-export interface ListedEvent {
-  /** Its entry's place in the list's entries (ListDoc.entries). */
-  index: number;
-  /** Hash of the entry, what the cache keys the freshness of its details on. */
-  hash: string;
-  segment: string;
-}
-
-interface CalendarRef {
-  id: string;
-  segment: string;
-  title: string | undefined;
-}
-
 /** Crawls the whole portal into the sink; throws a CalfeedError when the build must fail. */
 export async function crawl(client: PortalClient, cache: CrawlCache, opts: CrawlOptions, sink: CrawlSink): Promise<CrawlReport> {
-  const stop = new AbortController();
-  const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
-  const report: CrawlReport = {
+  const crawler = new Crawler(client, cache, opts, sink);
+  try {
+    await crawler.run();
+  } catch (error) {
+    if (opts.signal?.aborted) throw interrupted();
+    throw error;
+  }
+  if (opts.signal?.aborted) throw interrupted();
+  checkFailureRatio(crawler.report, opts.maxFailedDetails);
+  return crawler.report;
+}
+
+/**
+ * One crawl: the calendar list, then each calendar's event list as a task of one queue, which
+ * enqueues that calendar's details once the sink has its events. Each calendar's events are one
+ * TaskGroup, which calls sink.onCalendar when the last of them settles: once, empty calendars too.
+ */
+class Crawler {
+  readonly report: CrawlReport = {
     calendars: 0,
     events: 0,
     detailsFetched: 0,
@@ -128,24 +129,41 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
     warnings: [],
     lists: [],
   };
-  const progress: CrawlProgress = { calendarsTotal: 0, calendarsDone: 0, eventsTotal: 0, detailsDone: 0, requests: 0 };
-  const tick = (): void => sink.onProgress?.({ ...progress, requests: client.stats.requests });
-  const ctx: ListContext = {
-    client,
-    cache,
-    paging: opts.paging,
-    fields: opts.fields,
-    signal,
-    published: (p) => sink.published(p),
-    probe: opts.probe,
-    warn: (message) => {
-      report.warnings.push(message);
-      sink.onWarning?.(message);
-    },
-  };
+  private readonly progress: CrawlProgress = { calendarsTotal: 0, calendarsDone: 0, eventsTotal: 0, detailsDone: 0, requests: 0 };
+  private readonly stop = new AbortController();
+  private readonly ctx: ListContext;
+  private readonly queue: WorkQueue;
+  // A details body goes on to the sink while its connection takes the next request: the network
+  // sets the pace, not the time the sink takes (normalize, render, write), up to this many bodies.
+  private readonly handoff: Handoff;
 
-  try {
-    const calendarsDoc = await fetchList(ctx, {
+  constructor(
+    private readonly client: PortalClient,
+    private readonly cache: CrawlCache,
+    private readonly opts: CrawlOptions,
+    private readonly sink: CrawlSink,
+  ) {
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.stop.signal]) : this.stop.signal;
+    this.ctx = {
+      client,
+      cache,
+      paging: opts.paging,
+      fields: opts.fields,
+      signal,
+      published: (p) => sink.published(p),
+      probe: opts.probe,
+      warn: (message) => {
+        this.report.warnings.push(message);
+        sink.onWarning?.(message);
+      },
+    };
+    this.queue = new WorkQueue(client.concurrency, () => this.stop.abort());
+    this.handoff = new Handoff(Math.max(16, client.concurrency * 4), (error) => this.queue.fail(error));
+  }
+
+  async run(): Promise<void> {
+    const { opts, report } = this;
+    const calendarsDoc = await fetchList(this.ctx, {
       path: apiPaths.calendars(),
       mirrorPath: paths.calendarsMirror(),
       kind: 'calendars',
@@ -154,121 +172,124 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
     });
     count(report, calendarsDoc, paths.calendarsMirror());
     const calendars = calendarRefs(calendarsDoc.entries.toArray(), opts.fields, opts.calendarSegments);
-    await sink.onCalendars(calendarsDoc, new Map(calendars.map((c) => [c.id, c.segment])));
-    report.calendars = progress.calendarsTotal = calendars.length;
-    tick();
+    await this.sink.onCalendars(calendarsDoc, new Map(calendars.map((c) => [c.id, c.segment])));
+    report.calendars = this.progress.calendarsTotal = calendars.length;
+    this.tick();
 
-    const queue = new WorkQueue(client.concurrency, () => stop.abort());
-    // A details body goes on to the sink while its connection takes the next request: the network
-    // sets the pace, not the time the sink takes (normalize, render, write), up to this many bodies.
-    const handoff = new Handoff(Math.max(16, client.concurrency * 4), (error) => queue.fail(error));
-    // One event to the sink, counted (and settled in its calendar's group) once the sink has it.
-    const deliver = (toSink: () => void | Promise<void>, group: TaskGroup): Promise<void> =>
-      handoff.hand(async () => {
-        await toSink();
-        progress.detailsDone++;
-        tick();
-        await group.settle();
-      });
-    const onAbort = (): void => queue.fail(interrupted());
+    const onAbort = (): void => this.queue.fail(interrupted());
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    // An event list's task enqueues that calendar's details only after onEvents, which keeps the order promise.
-    const listTasks = function* (): Generator<Task> {
-      for (const calendar of calendars) {
-        yield async () => {
-          const details = await crawlCalendar(calendar);
-          progress.calendarsDone++;
-          tick();
-          queue.add(details, 'first');
-        };
-      }
-    };
-    const crawlCalendar = async (calendar: CalendarRef): Promise<Iterable<Task>> => {
-      let doc: ListDoc;
-      try {
-        doc = await fetchList(ctx, {
-          path: apiPaths.events(calendar.id),
-          mirrorPath: paths.eventsMirror(calendar.segment),
-          kind: 'events',
-          maxItems: opts.maxEventsPerCalendar,
-          limitFlag: '--max-events',
-        });
-      } catch (error) {
-        throw forCalendar(calendar, error);
-      }
-      count(report, doc, paths.eventsMirror(calendar.segment));
-      const listed = listedEvents(doc.entries, opts.fields, (ids) => ctx.warn(duplicatesWarning(calendar, ids)));
-      await sink.onEvents(calendar.id, doc, listed);
-      report.events += listed.size;
-      progress.eventsTotal += listed.size;
-      const result: CalendarResult = { calendarId: calendar.id, events: listed.size, stored: 0, listUnchanged: doc.source === 'not-modified' };
-      const group = new TaskGroup(listed.size, () => sink.onCalendar(result));
-      // Each event's reuse decided here, the rows taken at once; what needs the portal, later.
-      const reuses = new Uint8Array(listed.size);
-      let i = 0;
-      for (const [eventId, event] of listed) {
-        const { stored, known } = facts(calendar, eventId, event);
-        let reuse = decideReuse(stored, known);
-        if (reuse === 'mirror' && (await sink.hasStoredRow(calendar.id, eventId))) reuse = decideReuse({ ...stored, row: true }, known);
-        reuses[i++] = REUSES.indexOf(reuse);
-        if (reuse !== 'row') continue;
-        cache.recordEvent(calendar.id, eventId, stored.checked!);
-        cache.recordDoc(paths.detailsMirror(calendar.segment, event.segment), stored.details!);
-        report.detailsReused++;
-        result.stored++;
-        await deliver(() => sink.onStored(calendar.id, eventId), group);
-      }
-      await group.settle();
-      return detailTasks(calendar, listed, reuses, group);
-    };
-    // What the store holds of an event, and what this build knows of it (decideReuse's inputs).
-    const facts = (calendar: CalendarRef, eventId: string, { hash, segment }: ListedEvent) => {
-      const mirrorPath = paths.detailsMirror(calendar.segment, segment);
-      const known: EventNow = { entry: hash, url: detailsKey(client, calendar.id, eventId), now: opts.now, maxAgeMs: opts.detailsMaxAgeMs };
-      const stored: StoredEvent = { checked: cache.previousEvent(calendar.id, eventId), details: cache.previousDoc(mirrorPath), row: false };
-      return { mirrorPath, stored, known };
-    };
-    // The details of each event not taken from its row (or their failure) to the sink.
-    const detailTasks = function* (calendar: CalendarRef, listed: ReadonlyMap<string, ListedEvent>, reuses: Uint8Array, group: TaskGroup): Generator<Task> {
-      let i = 0;
-      for (const [eventId, event] of listed) {
-        const reuse = REUSES[reuses[i++]!]!;
-        if (reuse === 'row') continue;
-        yield async () => {
-          const { mirrorPath, stored, known } = facts(calendar, eventId, event);
-          let doc: Awaited<ReturnType<typeof fetchDetails>>;
-          try {
-            doc = await fetchDetails(ctx, { calendarId: calendar.id, eventId, mirrorPath, stored, known, reuse });
-          } catch (error) {
-            if (isFatal(error)) throw error;
-            const failure = error as CalfeedError;
-            report.detailsFailed.push({ calendarId: calendar.id, eventId, message: failure.message });
-            await deliver(() => sink.onDetailsFailed(calendar.id, eventId, failure), group);
-            return;
-          }
-          if (doc.source === 'fetched') report.detailsFetched++;
-          else if (doc.source === 'not-modified') report.detailsNotModified++;
-          else report.detailsReused++;
-          await deliver(() => sink.onDetails(calendar.id, eventId, doc), group);
-        };
-      }
-    };
-    queue.add(listTasks(), 'later');
+    this.queue.add(this.listTasks(calendars), 'later');
     try {
-      await queue.run();
+      await this.queue.run();
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
       // Even when the crawl failed: nothing may still be writing once the caller cleans up.
-      await handoff.drain().catch(() => undefined);
+      await this.handoff.drain().catch(() => undefined);
     }
-    await handoff.drain();
-  } catch (error) {
-    if (opts.signal?.aborted) throw interrupted();
-    throw error;
+    await this.handoff.drain();
   }
-  if (opts.signal?.aborted) throw interrupted();
-  checkFailureRatio(report, opts.maxFailedDetails);
-  return report;
+
+  private tick(): void {
+    this.sink.onProgress?.({ ...this.progress, requests: this.client.stats.requests });
+  }
+
+  // An event list's task enqueues that calendar's details only after onEvents, which keeps the order promise.
+  private *listTasks(calendars: readonly CalendarRef[]): Generator<Task> {
+    for (const calendar of calendars) {
+      yield async () => {
+        const details = await this.crawlCalendar(calendar);
+        this.progress.calendarsDone++;
+        this.tick();
+        this.queue.add(details, 'first');
+      };
+    }
+  }
+
+  private async crawlCalendar(calendar: CalendarRef): Promise<Iterable<Task>> {
+    const { opts, report, sink } = this;
+    let doc: ListDoc;
+    try {
+      doc = await fetchList(this.ctx, {
+        path: apiPaths.events(calendar.id),
+        mirrorPath: paths.eventsMirror(calendar.segment),
+        kind: 'events',
+        maxItems: opts.maxEventsPerCalendar,
+        limitFlag: '--max-events',
+      });
+    } catch (error) {
+      throw forCalendar(calendar, error);
+    }
+    count(report, doc, paths.eventsMirror(calendar.segment));
+    const listed = listedEvents(doc.entries, opts.fields, (ids) => this.ctx.warn(duplicatesWarning(calendar, ids)));
+    await sink.onEvents(calendar.id, doc, listed);
+    report.events += listed.size;
+    this.progress.eventsTotal += listed.size;
+    const result: CalendarResult = { calendarId: calendar.id, events: listed.size, stored: 0, listUnchanged: doc.source === 'not-modified' };
+    const group = new TaskGroup(listed.size, () => sink.onCalendar(result));
+    // Each event's reuse decided here, the rows taken at once; what needs the portal, later.
+    const reuses = new Uint8Array(listed.size);
+    let i = 0;
+    for (const [eventId, event] of listed) {
+      const { stored, known } = this.facts(calendar, eventId, event);
+      let reuse = decideReuse(stored, known);
+      if (reuse === 'mirror' && (await sink.hasStoredRow(calendar.id, eventId))) reuse = decideReuse({ ...stored, row: true }, known);
+      reuses[i++] = REUSES.indexOf(reuse);
+      if (reuse !== 'row') continue;
+      this.cache.recordEvent(calendar.id, eventId, stored.checked!);
+      this.cache.recordDoc(paths.detailsMirror(calendar.segment, event.segment), stored.details!);
+      report.detailsReused++;
+      result.stored++;
+      await this.deliver(() => sink.onStored(calendar.id, eventId), group);
+    }
+    await group.settle();
+    return this.detailTasks(calendar, listed, reuses, group);
+  }
+
+  // What the store holds of an event, and what this build knows of it (decideReuse's inputs).
+  private facts(calendar: CalendarRef, eventId: string, { hash, segment }: ListedEvent): { mirrorPath: string; stored: StoredEvent; known: EventNow } {
+    const mirrorPath = paths.detailsMirror(calendar.segment, segment);
+    const known: EventNow = { entry: hash, url: detailsKey(this.client, calendar.id, eventId), now: this.opts.now, maxAgeMs: this.opts.detailsMaxAgeMs };
+    const stored: StoredEvent = { checked: this.cache.previousEvent(calendar.id, eventId), details: this.cache.previousDoc(mirrorPath), row: false };
+    return { mirrorPath, stored, known };
+  }
+
+  // The details of each event not taken from its row (or their failure) to the sink.
+  private *detailTasks(calendar: CalendarRef, listed: ReadonlyMap<string, ListedEvent>, reuses: Uint8Array, group: TaskGroup): Generator<Task> {
+    let i = 0;
+    for (const [eventId, event] of listed) {
+      const reuse = REUSES[reuses[i++]!]!;
+      if (reuse !== 'row') yield () => this.details(calendar, eventId, event, reuse, group);
+    }
+  }
+
+  private async details(calendar: CalendarRef, eventId: string, event: ListedEvent, reuse: Exclude<Reuse, 'row'>, group: TaskGroup): Promise<void> {
+    const { report, sink } = this;
+    const { mirrorPath, stored, known } = this.facts(calendar, eventId, event);
+    let doc: Awaited<ReturnType<typeof fetchDetails>>;
+    try {
+      doc = await fetchDetails(this.ctx, { calendarId: calendar.id, eventId, mirrorPath, stored, known, reuse });
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      const failure = error as CalfeedError;
+      report.detailsFailed.push({ calendarId: calendar.id, eventId, message: failure.message });
+      await this.deliver(() => sink.onDetailsFailed(calendar.id, eventId, failure), group);
+      return;
+    }
+    if (doc.source === 'fetched') report.detailsFetched++;
+    else if (doc.source === 'not-modified') report.detailsNotModified++;
+    else report.detailsReused++;
+    await this.deliver(() => sink.onDetails(calendar.id, eventId, doc), group);
+  }
+
+  // One event to the sink, counted (and settled in its calendar's group) once the sink has it.
+  private deliver(toSink: () => void | Promise<void>, group: TaskGroup): Promise<void> {
+    return this.handoff.hand(async () => {
+      await toSink();
+      this.progress.detailsDone++;
+      this.tick();
+      await group.settle();
+    });
+  }
 }
 
 function count(report: CrawlReport, doc: ListDoc, mirrorPath: string): void {
@@ -277,57 +298,8 @@ function count(report: CrawlReport, doc: ListDoc, mirrorPath: string): void {
   if (doc.source === 'not-modified') report.listsNotModified++;
 }
 
-/** A calendar's listed events by id, the first entry of each id winning; `onDuplicates` hears of the rest. */
-function listedEvents(entries: ListEntries, fields: FieldsConfig | undefined, onDuplicates: (ids: string[]) => void): Map<string, ListedEvent> {
-  // Each entry is parsed here for its id and hash, and again when its details arrive: never all at once.
-  const listed = new Map<string, ListedEvent>();
-  const duplicates = new Set<string>();
-  for (let index = 0; index < entries.length; index++) {
-    const entry = entries.at(index);
-    const id = rawId(entry, 'event', fields);
-    if (id === undefined) continue;
-    if (listed.has(id)) duplicates.add(id);
-    else listed.set(id, { index, hash: entryHash(entry), segment: '' });
-  }
-  if (duplicates.size > 0) onDuplicates([...duplicates]);
-  const segments = assignSegments(listed.keys());
-  for (const [id, event] of listed) event.segment = segments.get(id)!;
-  return listed;
-}
-
-function duplicatesWarning(calendar: CalendarRef, ids: string[]): string {
-  const shown = ids.slice(0, 5).map((id) => JSON.stringify(id)).join(', ');
-  const more = ids.length > 5 ? ` and ${ids.length - 5} more` : '';
-  return `Calendar "${calendar.id}" lists ${ids.length === 1 ? 'an event id' : `${ids.length} event ids`} more than once (${shown}${more}); the first entry of each is used.`;
-}
-
 // A calendar's decisions are kept a byte each between deciding and asking the portal.
 const REUSES: readonly Reuse[] = ['row', 'mirror', 'revalidate', 'fetch'];
-
-function calendarRefs(items: unknown[], fields: FieldsConfig | undefined, published: ReadonlyMap<string, string> | undefined): CalendarRef[] {
-  const byId = new Map<string, unknown>();
-  for (const item of items) {
-    const id = rawId(item, 'calendar', fields);
-    if (id !== undefined && !byId.has(id)) byId.set(id, item);
-  }
-  const segments = assignSegments(byId.keys(), published);
-  return [...byId].map(([id, item]) => ({ id, segment: segments.get(id)!, title: guessTitle(item) }));
-}
-
-/** A calendar's title for error messages only (the normalizer owns real field detection). */
-function guessTitle(item: unknown): string | undefined {
-  if (typeof item !== 'object' || item === null) return undefined;
-  for (const [key, value] of Object.entries(item)) {
-    if (/^(title|name|label|summary)$/i.test(key)) {
-      if (typeof value === 'string' && value.trim()) return value.trim();
-      if (typeof value === 'object' && value !== null) {
-        const text = Object.values(value).find((v): v is string => typeof v === 'string' && v.trim() !== '');
-        if (text) return text.trim();
-      }
-    }
-  }
-  return undefined;
-}
 
 /** Prefixes an event-list failure with the calendar it belongs to, keeping its code. */
 function forCalendar(calendar: CalendarRef, error: unknown): unknown {

@@ -118,14 +118,16 @@ export class Collector implements CrawlSink {
   async onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void> {
     const state = this.state(calendarId);
     const { segment } = this.listedEvent(state, eventId);
-    await this.writeDoc(paths.detailsMirror(state.calendar.slug, segment), doc.bytes, doc.source);
+    // Not awaited before the event's own files: its writes then reach the writer thread together,
+    // in fewer and larger batches (each batch wakes the thread).
+    const mirror = this.writeDoc(paths.detailsMirror(state.calendar.slug, segment), doc.bytes, doc.source);
     let details: unknown;
     try {
       details = unwrapRecord(doc.json);
     } catch (error) {
       this.warn(state, eventId, `Calendar "${calendarId}", event "${eventId}": details are not an object (${(error as Error).message}); using the list entry.`);
     }
-    await this.add(state, eventId, details);
+    await Promise.all([mirror, this.add(state, eventId, details)]);
   }
 
   async onDetailsFailed(calendarId: string, eventId: string, error: Error): Promise<void> {

@@ -58,8 +58,7 @@ export class EventFiles {
       await this.staging.keep(ics);
       this.kept++;
     } else {
-      await this.staging.write(page, rendered.page!);
-      await this.staging.write(ics, renderEventIcs(this.ctx, cal, event, this.site, rendered.vevent));
+      await Promise.all([this.staging.write(page, rendered.page!), this.staging.write(ics, renderEventIcs(this.ctx, cal, event, this.site, rendered.vevent))]);
       this.rendered++;
     }
     this.history.markRendered(event.calendarId, event.id, fingerprint);

@@ -174,6 +174,8 @@ interface Pending {
 class WorkerPool implements PageRenderer {
   private readonly workers: Worker[] = [];
   private readonly load: number[] = [];
+  /** Per worker, the jobs given this turn of the event loop (sent together at the next). */
+  private readonly queued: PageJob[][] = [];
   private readonly pending = new Map<number, { worker: number } & Pending>();
   private nextId = 0;
   private failure: Error | undefined;
@@ -194,13 +196,14 @@ class WorkerPool implements PageRenderer {
       const worker = new Worker(file, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
       // An idle worker must not keep a finished (or failed) build's process alive.
       worker.unref();
-      worker.on('message', (reply: PageReply) => this.settle(i, reply));
+      worker.on('message', (replies: PageReply[]) => replies.forEach((reply) => this.settle(i, reply)));
       worker.on('error', (error) => this.fail(new CalfeedError('BUILD', `Rendering worker failed: ${error.message}`, { cause: error })));
       worker.on('exit', (code) => {
         if (code !== 0 && !this.terminating) this.fail(new CalfeedError('BUILD', `Rendering worker stopped unexpectedly (exit code ${code}).`));
       });
       this.workers.push(worker);
       this.load.push(0);
+      this.queued.push([]);
     }
   }
 
@@ -229,7 +232,10 @@ class WorkerPool implements PageRenderer {
       this.pending.set(job.id, { worker: w, resolve, reject });
       this.load[w]!++;
       if (this.pending.size === 1) this.workers.forEach((worker) => worker.ref());
-      this.workers[w]!.postMessage(job);
+      // A worker's jobs of this turn go as one message at the next: each message wakes the thread,
+      // and on a busy machine each wake-up costs both threads their turn on a core.
+      this.queued[w]!.push(job);
+      if (this.queued[w]!.length === 1) setImmediate(() => this.workers[w]!.postMessage(this.queued[w]!.splice(0)));
     });
   }
 

@@ -36,19 +36,24 @@ const port = parentPort!;
 const html = await loadHtmlRenderer(templates);
 const ctx = createRenderContext();
 
-port.on('message', (job: PageJob) => {
-  let reply: PageReply;
-  let transfer: ArrayBuffer[] = [];
+// Jobs come in batches (a turn of the main thread's event loop: one message, not one per event), and
+// their replies go back as one.
+port.on('message', (jobs: PageJob[]) => {
+  const done = jobs.map(run);
+  port.postMessage(
+    done.map((d) => d.reply),
+    done.flatMap((d) => d.transfer),
+  );
+});
+
+function run(job: PageJob): { reply: PageReply; transfer: ArrayBuffer[] } {
   try {
-    reply =
-      job.kind === 'event'
-        ? { id: job.id, ...renderEvent(ctx, html, site, job.cal, job.event, job.page) }
-        : { id: job.id, files: renderCalendar(ctx, html, site, job.job) };
-    if ('files' in reply) transfer = pagesTransfer(reply.files);
+    if (job.kind === 'event') return { reply: { id: job.id, ...renderEvent(ctx, html, site, job.cal, job.event, job.page) }, transfer: [] };
+    const files = renderCalendar(ctx, html, site, job.job);
+    return { reply: { id: job.id, files }, transfer: pagesTransfer(files) };
   } catch (error) {
     // Only calfeed's own error codes cross over; anything else is a BUILD error on the other side.
     const code = error instanceof CalfeedError ? error.code : undefined;
-    reply = { id: job.id, error: { message: (error as Error).message, ...(code ? { code } : {}) } };
+    return { reply: { id: job.id, error: { message: (error as Error).message, ...(code ? { code } : {}) } }, transfer: [] };
   }
-  port.postMessage(reply, transfer);
-});
+}

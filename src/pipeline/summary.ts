@@ -2,6 +2,7 @@
 
 import type { CrawlReport } from '../crawl/index.js';
 import type { PublishResult } from '../publish/index.js';
+import type { PortalSource } from './source.js';
 
 export interface BuildSummary {
   ok: true;
@@ -94,4 +95,11 @@ export function formatSummary(s: BuildSummary): string {
     `  files written ${s.files.written}, unchanged ${s.files.unchanged}, removed ${s.files.removed}, total ${s.files.files}`,
     `  warnings ${s.warnings.length}`,
   ].join('\n');
+}
+
+/** The summary's `source`: the portal's base URL with the token redacted, or "demo". */
+export function summarySource(source: Pick<PortalSource, 'demo' | 'baseUrl' | 'token'>): string {
+  const { baseUrl, token } = source;
+  if (source.demo) return 'demo';
+  return token ? baseUrl.split(token).join('***') : baseUrl;
 }

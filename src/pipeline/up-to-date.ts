@@ -31,12 +31,12 @@ export interface InputsOf {
 
 /**
  * Fingerprint of everything but the portal's data and "now" that a build's output depends on: every
- * setting (but a few that only change what the build prints), the templates, the token (which
+ * setting (but a few that only change what the build prints or how many threads it uses), the templates, the token (which
  * decides what the portal shows; hashed, never stored), calfeed's and Node.js's versions and the
  * runtime's date data. A change to any of them means a normal build.
  */
 export function buildInputs(of: InputsOf): string {
-  const { command: _command, json: _json, quiet: _quiet, verbose: _verbose, ...settings } = of.config;
+  const { command: _command, json: _json, quiet: _quiet, verbose: _verbose, threads: _threads, ...settings } = of.config;
   const token = of.token === undefined ? null : createHash('sha256').update(of.token).digest('hex');
   const parts = [VERSION, process.version, ...dateDataVersions(), of.portal, of.timeZone, of.templates, of.outDir, token, settings];
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');

@@ -53,6 +53,15 @@ export class DirStaging implements Staging {
     this.writer = createWriter(dir, { signal: options.signal, thread: options.writerThread });
   }
 
+  get writerThread(): boolean {
+    return this.writer.threaded;
+  }
+
+  /** Whether a kept file had to be copied (no hard links here): its bytes are new on disk too. */
+  get copiedKept(): boolean {
+    return this.links.copied;
+  }
+
   /** Refuse further writes; resolves once the writer has done what it was given and stopped. */
   close(): Promise<void> {
     this.closed = true;
@@ -151,26 +160,6 @@ export class DirStaging implements Staging {
       if (copying.length >= 256) await Promise.all(copying.splice(0));
     }
     await Promise.all(copying);
-  }
-
-  /** See toFlush() in staging.ts. */
-  *writtenFiles(): Generator<string> {
-    for (const { relPath, slot, listed } of this.staged.slots()) {
-      if (listed && (this.links.copied || this.staged.changedAt(slot))) yield this.stagedPath(relPath);
-    }
-  }
-
-  /** See toFlush() in staging.ts: each folder once, from the staged paths (no walk), the staging folder last. */
-  *folders(): Generator<string> {
-    const seen = new Set<string>();
-    for (const { relPath, listed } of this.staged.slots()) {
-      if (!listed) continue;
-      for (let f = folderOf(relPath); f !== '' && !seen.has(f); f = folderOf(f)) {
-        seen.add(f);
-        yield this.stagedPath(f);
-      }
-    }
-    yield this.dir;
   }
 
   // keep(), where `checked` says the published file was already found with its listed size.

@@ -9,10 +9,13 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DirStaging } from './dir-staging.js';
+import type { FileTable } from './file-table.js';
 import type { Manifest } from './manifest.js';
 import type { PublishedManifest } from './published-manifest.js';
 import { assertReplaceable } from './replaceable.js';
 import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
+import { folderOf } from './staging-claims.js';
+import { underRoot } from './write-job.js';
 
 export interface StagedFile {
   bytes: number;
@@ -26,6 +29,8 @@ export interface Staging {
   readonly dir: string;
   /** Absolute path of the output folder it will replace. */
   readonly outDir: string;
+  /** Whether new files are made in a writer thread (StagingOptions.writerThread). */
+  readonly writerThread: boolean;
   /** Write a file; identical published bytes are kept as the published file instead (bytes and mtime). */
   write(relPath: string, data: string | Uint8Array): Promise<void>;
   /**
@@ -114,7 +119,26 @@ export async function linkKept(staging: Staging): Promise<void> {
  */
 export function toFlush(staging: Staging): { files: Iterable<string>; folders: Iterable<string> } {
   if (!(staging instanceof DirStaging)) return { files: [], folders: [staging.dir] };
-  return { files: staging.writtenFiles(), folders: staging.folders() };
+  return { files: writtenFiles(staging.dir, staging.files(), staging.copiedKept), folders: foldersOf(staging.dir, staging.files()) };
+}
+
+function* writtenFiles(dir: string, staged: FileTable, copiedKept: boolean): Generator<string> {
+  for (const { relPath, slot, listed } of staged.slots()) {
+    if (listed && (copiedKept || staged.changedAt(slot))) yield underRoot(dir, relPath);
+  }
+}
+
+// Each folder once, from the staged paths (no walk), the staging folder last.
+function* foldersOf(dir: string, staged: FileTable): Generator<string> {
+  const seen = new Set<string>();
+  for (const { relPath, listed } of staged.slots()) {
+    if (!listed) continue;
+    for (let f = folderOf(relPath); f !== '' && !seen.has(f); f = folderOf(f)) {
+      seen.add(f);
+      yield underRoot(dir, f);
+    }
+  }
+  yield dir;
 }
 
 /**

@@ -15,6 +15,8 @@ import { type BatchReply, DIGEST, type JobBatch, jobFailure, type JobResult, run
 import type { WriterThreadData } from './writer-thread.js';
 
 export interface StagingWriter {
+  /** Whether jobs run in a thread of their own. */
+  readonly threaded: boolean;
   /** Resolves once the file is on disk and checked; rejects with the file system's error. */
   write(job: WriteJob): Promise<JobResult>;
   /** Waits for every job given so far, then stops the thread; a later write starts a new one. */
@@ -45,6 +47,7 @@ export function writerThreads(): number {
 
 function inThread(root: string): StagingWriter {
   return {
+    threaded: false,
     write: async (job) => runJob(root, job),
     stop: async () => undefined,
   };
@@ -67,6 +70,7 @@ interface Queued {
 }
 
 class ThreadWriter implements StagingWriter {
+  readonly threaded = true;
   private worker: Worker | undefined;
   private queue: Queued[] = [];
   private queuedBytes = 0;

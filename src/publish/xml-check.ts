@@ -4,11 +4,17 @@
 // comments and CDATA. Documents with an internal DTD subset are not supported (calfeed never
 // writes one); entity references other than the five predefined ones are errors.
 
+import { isWellFormed } from '../safe-text.js';
+
 const NAME = /[A-Za-z_:\u00C0-\uFFFF][-A-Za-z0-9._:\u00B7\u00C0-\uFFFF]*/y;
 const SPACE = /[ \t\r\n]*/y;
 // XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
 // eslint-disable-next-line no-control-regex
 const ILLEGAL_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+// The same for a string with no lone surrogate (every surrogate is then half of a legal pair):
+// without the `u` flag V8 scans about 3 times as fast, and every feed is checked as it is written.
+// eslint-disable-next-line no-control-regex
+const ILLEGAL_UNIT = /[^\t\n\r\u0020-\uFFFD]/;
 const REFERENCE = /&(?:(lt|gt|amp|quot|apos)|#([0-9]+)|#x([0-9a-fA-F]+));/y;
 
 class XmlError extends Error {
@@ -22,7 +28,7 @@ class XmlError extends Error {
 
 /** Why text is not well-formed XML (with a line number), or undefined if it is. */
 export function xmlProblem(text: string): string | undefined {
-  const illegal = ILLEGAL_CHAR.exec(text);
+  const illegal = (isWellFormed(text) ? ILLEGAL_UNIT : ILLEGAL_CHAR).exec(text);
   if (illegal) return `line ${lineOf(text, illegal.index)}: character U+${illegal[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML`;
   try {
     new Checker(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).document();

@@ -2,6 +2,7 @@
 // and HTML -> plain text for formats that cannot carry markup (iCalendar DESCRIPTION, summaries).
 
 import { Parser } from 'htmlparser2';
+import { isWellFormed } from '../safe-text.js';
 import type { RenderContext } from './context.js';
 
 // C0 controls except TAB, LF, CR; DEL and C1 controls; U+FFFE/U+FFFF (not XML characters). Lone
@@ -10,9 +11,6 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFF
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const HAS_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/;
-// String.prototype.isWellFormed (Node 20+, not in the ES2023 lib typings): true when the string
-// has no lone surrogate, a native scan far cheaper than the look-behind regex.
-const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /** Remove characters illegal in XML 1.0 and C0/C1 controls except tab, LF, CR (and lone surrogates). */
 export function stripControl(text: string): string {

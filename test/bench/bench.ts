@@ -10,7 +10,8 @@
 // passed an event's start or end; then without the record of the last build), changed (rebuild
 // after 1% of events changed, then after as many changed in one calendar), nolatency (cold build,
 // no injected latency: events/s), large (cold build of 100 x 1000 events, no latency: peak RSS),
-// onecal (cold build of one calendar of 100,000 events, no latency: peak RSS).
+// onecal (cold build of one calendar of 100,000 events, no latency: peak RSS), threads (cold builds
+// without latency with the default threads and with --threads 0 in turn: what the threads buy).
 // A bare client (undici in a child process, fetching only) and curl --parallel over the same URLs
 // are references for the network floor; without latency, the bare client is the ceiling. The
 // reference build (reference-build.mjs: the same files with the same libraries, and nothing else)
@@ -32,6 +33,7 @@ import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { findList, rawId } from '../../src/normalize/index.js';
 import { ratio, ratioTable, round2, round3, summarize, table, type Ratio, type Row } from './report.js';
 import { editRecord } from '../support/store.js';
+import type { LastBuild } from '../../src/state/last-build.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const RUSAGE_PRELOAD = fileURLToPath(new URL('./rusage-preload.mjs', import.meta.url));
@@ -39,7 +41,7 @@ const BARE_CLIENT = fileURLToPath(new URL('./bare-client.mjs', import.meta.url))
 const REFERENCE_BUILD = fileURLToPath(new URL('./reference-build.mjs', import.meta.url));
 const SITE_URL = 'https://events.example.edu/';
 const TIME = '/usr/bin/time';
-const SCENARIOS = ['full', 'nochange', 'changed', 'nolatency', 'large', 'onecal'] as const;
+const SCENARIOS = ['full', 'nochange', 'changed', 'nolatency', 'threads', 'large', 'onecal'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** Bounded (a few minutes on 2 cores); `large` and `onecal` are opt-in: 100,000 events take minutes on their own. */
 const DEFAULT_SCENARIOS: Scenario[] = ['full', 'nochange', 'changed', 'nolatency'];
@@ -62,6 +64,8 @@ interface Settings {
   /** Cold builds per scenario, each in turn with the references. */
   runs: number;
   keep: boolean;
+  /** The calfeed to measure: this checkout's dist/cli.js, or another checkout's (code A against code B). */
+  cli: string;
 }
 
 function settings(argv: string[]): Settings {
@@ -77,13 +81,15 @@ function settings(argv: string[]): Settings {
       'no-reference': { type: 'boolean', default: false },
       runs: { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
+      cli: { type: 'string', default: CLI },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(
       'npm run bench -- [--calendars N] [--events N per calendar] [--latency MS] [--concurrency N]\n' +
-        `                 [--scenarios ${SCENARIOS.join(',')}] [--runs N] [--no-curl] [--no-reference] [--keep]\n`,
+        `                 [--scenarios ${SCENARIOS.join(',')}] [--runs N] [--no-curl] [--no-reference] [--keep]\n` +
+        '                 [--cli PATH: another checkout\'s dist/cli.js, to compare code A with code B]\n',
     );
     process.exit(0);
   }
@@ -104,6 +110,7 @@ function settings(argv: string[]): Settings {
     reference: !values['no-reference'],
     runs: int('runs', values.runs, 1),
     keep: values.keep,
+    cli: values.cli,
   };
 }
 
@@ -231,7 +238,7 @@ async function build(site: Site, scenario: string, s: Settings, kind: 'full' | '
     '--quiet',
     ...extra,
   ];
-  const run = await runMeasured(CLI, args, { CALFEED_TOKEN: portal.tokens.university }, work);
+  const run = await runMeasured(s.cli, args, { CALFEED_TOKEN: portal.tokens.university }, work);
   if (run.code !== 0) throw new Error(`${scenario}: calfeed build exited ${run.code}\n${run.stderr.slice(-4000)}`);
   const summary = JSON.parse(run.stdout) as { events: number; files: Files };
   return builtRow(scenario, site, s, kind, run, summary.events, summary.files);
@@ -425,6 +432,21 @@ async function coldRuns(site: Site, s: Settings, label: string, notes: string[])
   return runs;
 }
 
+/** Cold builds without latency, with the default threads and with none (--threads 0), in turn, `s.runs` times. */
+async function threadRuns(site: Site, s: Settings): Promise<{ threaded: Row[]; single: Row[] }> {
+  const runs = { threaded: [] as Row[], single: [] as Row[] };
+  for (let i = 0; i < s.runs; i++) {
+    for (const [label, extra, into] of [['no latency, default threads', [], runs.threaded], ['no latency, --threads 0', ['--threads', '0'], runs.single]] as const) {
+      await rm(join(site.work, 'site'), { recursive: true, force: true });
+      await rm(join(site.work, 'cache'), { recursive: true, force: true });
+      await settle();
+      log(`${label}${s.runs > 1 ? ` (run ${i + 1} of ${s.runs})` : ''}`);
+      into.push(await build(site, label, s, 'full', [...extra]));
+    }
+  }
+  return runs;
+}
+
 /** calfeed's ratios to the references, run by run, with the issue's targets where it sets one. */
 function coldRatios(runs: ColdRuns): Ratio[] {
   const latency = runs.calfeed[0]!.latencyMs;
@@ -438,9 +460,20 @@ function coldRatios(runs: ColdRuns): Ratio[] {
   return all.filter((r): r is Ratio => r !== null);
 }
 
+/**
+ * editRecord, or for a calfeed from before the build store (--cli of older code), the same edit of
+ * its last-build.json.
+ */
+async function editAnyRecord(cache: string, edit: (build: LastBuild) => LastBuild | null): Promise<void> {
+  const legacy = join(cache, 'last-build.json');
+  if (!existsSync(legacy)) return editRecord(cache, edit);
+  const next = edit(JSON.parse(await readFile(legacy, 'utf8')) as LastBuild);
+  await (next ? writeFile(legacy, JSON.stringify(next)) : rm(legacy));
+}
+
 async function main(): Promise<void> {
   const s = settings(process.argv.slice(2));
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run bench" (it compiles first) or "npm run build".`);
+  if (!existsSync(s.cli)) throw new Error(`${s.cli} is missing: run "npm run bench" (it compiles first) or "npm run build".`);
   /** Each scenario's runs, in the order they are printed. */
   const groups: Row[][] = [];
   const ratios: Ratio[] = [];
@@ -476,14 +509,14 @@ async function main(): Promise<void> {
         // has come, so the build renders from the events the last build left in the cache.
         log('rebuild, no change, time moved');
         const cache = join(site.work, 'cache');
-        await editRecord(cache, (last) => ({ ...last, stableUntil: last.builtAt + 1 }));
+        await editAnyRecord(cache, (last) => ({ ...last, stableUntil: last.builtAt + 1 }));
         const moved = await build(site, 'nochange, time moved', s, 'rebuild');
         moved.note = `no change at the portal, but time moved past an event's start or end: ${percentOf(moved, full)}`;
         groups.push([moved]);
         // And without the record at all (lost cache entry, or details due for a check): every
         // list is still a 304 and nothing is written, but every event goes through the build.
         log('rebuild, no change, without the record of the last build');
-        await editRecord(cache, () => null);
+        await editAnyRecord(cache, () => null);
         const walked = await build(site, 'nochange, no record', s, 'rebuild');
         walked.note = `no change, but without the record of the last build: ${percentOf(walked, full)}`;
         groups.push([walked]);
@@ -518,6 +551,22 @@ async function main(): Promise<void> {
       cold.bare[0]!.note = 'fetching only, no parsing, rendering or writing: the most events/s any Node.js build could reach against this portal on this machine';
       groups.push(cold.calfeed, cold.reference, cold.bare);
       ratios.push(...coldRatios(cold));
+    } finally {
+      await closeSite(site, s.keep);
+    }
+  }
+  if (want('threads')) {
+    const site = await openSite(s.calendars, s.events, 0);
+    try {
+      const runs = await threadRuns(site, s);
+      groups.push(runs.threaded, runs.single);
+      ratios.push(
+        ...[
+          ratio('--threads 0: wall ÷ default', null, runs.single, runs.threaded, (r) => r.wallMs),
+          ratio('--threads 0: CPU ÷ default', null, runs.single, runs.threaded, (r) => r.cpuMsPerEvent),
+          ratio('--threads 0: peak RSS ÷ default', null, runs.single, runs.threaded, (r) => r.peakRssMb),
+        ].filter((r): r is Ratio => r !== null),
+      );
     } finally {
       await closeSite(site, s.keep);
     }

@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as PoolModule from '../../src/pipeline/page-pool.js';
 import type { CalendarJob } from '../../src/pipeline/page-pool.js';
@@ -34,6 +35,14 @@ function spooledJob(dir: string, cal: Calendar, events: FeedEvent[], site: SiteC
   const refs = new Map(events.map((e) => [e.id, spool.add(e, { vevent: veventText(ctx, e, site), record: '{}' }, facts)]));
   const feed = selectFeedEvents(ctx, events, [cal], site).map((e) => refs.get(e.id)!);
   return { cal, calendars: [cal], spool: spool.readableFile(), list: spans([...refs.values()]), feed: spans(feed), newest: newestStamp(events) };
+}
+
+/** A templates folder in `dir` whose event page fails when rendered. */
+async function brokenEventTemplate(dir: string, name: string): Promise<string> {
+  const templates = path.join(dir, name);
+  await mkdir(path.join(templates, 'pages'), { recursive: true });
+  await writeFile(path.join(templates, 'pages', 'event.hbs'), '{{token}}');
+  return templates;
 }
 
 describe('page renderer worker pool (compiled)', () => {
@@ -129,9 +138,7 @@ describe('page renderer worker pool (compiled)', () => {
   });
 
   it('fails a render with the template error, named, when a user template breaks inside a worker', async () => {
-    const templates = path.join(dir, 'broken');
-    await mkdir(path.join(templates, 'pages'), { recursive: true });
-    await writeFile(path.join(templates, 'pages', 'event.hbs'), '{{token}}');
+    const templates = await brokenEventTemplate(dir, 'broken');
     const site = sampleSite();
     const html = await loadHtmlRenderer(templates);
     const pool = createPageRenderer(ctx, html, site, templates);
@@ -140,6 +147,34 @@ describe('page renderer worker pool (compiled)', () => {
       // Only the page needs the template: a VEVENT alone still renders.
       await expect(pool.render(sampleCalendar(), sampleEvent(), false)).resolves.toMatchObject({ vevent: expect.stringContaining('BEGIN:VEVENT') });
     } finally {
+      await pool.close();
+    }
+  });
+
+  it('sends the jobs of one turn to a worker as one message, and a job that fails in it fails alone', async () => {
+    const templates = await brokenEventTemplate(dir, 'broken-batch');
+    const site = sampleSite();
+    const html = await loadHtmlRenderer(templates);
+    const pool = createPageRenderer(ctx, html, site, templates);
+    const post = Worker.prototype.postMessage;
+    const sent: unknown[] = [];
+    Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
+      sent.push(args[0]);
+      post.apply(this, args);
+    };
+    try {
+      const cal = sampleCalendar();
+      const events = Array.from({ length: 30 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}` }));
+      // Every third asks for the page, which the broken template fails; the others only a VEVENT.
+      const results = await Promise.allSettled(events.map((e, i) => pool.render(cal, e, i % 3 === 0)));
+      results.forEach((r, i) => {
+        if (i % 3 === 0) expect(r).toMatchObject({ status: 'rejected', reason: { name: 'CalfeedError', code: 'BUILD' } });
+        else expect(r).toMatchObject({ status: 'fulfilled', value: { vevent: veventText(ctx, events[i]!, site) } });
+      });
+      expect(sent.length).toBe(pool.threads);
+      expect(sent.flat()).toHaveLength(events.length);
+    } finally {
+      Worker.prototype.postMessage = post;
       await pool.close();
     }
   });

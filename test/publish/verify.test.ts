@@ -201,6 +201,40 @@ describe('xmlProblem', () => {
     expect(xmlProblem(doc.replace('</r>', '</x>'))).toMatch(/line 1: end tag <\/x> does not match <r>/);
   });
 
+  it('names the first character XML 1.0 does not allow, by the letter of its Char production, in any text (generated)', () => {
+    // The production as a regex over code points, character by character: the oracle.
+    const allowed = (c: number): boolean => c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+    const firstIllegal = (text: string): { at: number; code: number } | undefined => {
+      for (let i = 0; i < text.length; ) {
+        const code = text.codePointAt(i)!;
+        // A surrogate codePointAt cannot pair is a lone surrogate: illegal, as any code point of its range.
+        if (!allowed(code)) return { at: i, code };
+        i += code > 0xffff ? 2 : 1;
+      }
+      return undefined;
+    };
+    // Every kind of UTF-16 unit: legal text, controls, U+FFFE/U+FFFF, pairs and lone halves of them.
+    const unit = fc.oneof(
+      fc.constantFrom('a', '\n', '\t', '\r', ' ', 'é', '\uFFFD', '\uFFFE', '\uFFFF', '\u0000', '\u0008', '\u000B', '\u001F', '\u007F', '\u0085', '\uE000', '\uD7FF'),
+      fc.constantFrom('\uD83C\uDF89', '\uD800', '\uDBFF', '\uDC00', '\uDFFF'),
+      fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 30 }), (units) => {
+        const body = units.join('');
+        const doc = `<a>\n${body}</a>`;
+        const illegal = firstIllegal(doc);
+        if (!illegal) {
+          expect(xmlProblem(doc) ?? '').not.toMatch(/is not allowed in XML/);
+        } else {
+          const line = doc.slice(0, illegal.at).split('\n').length;
+          expect(xmlProblem(doc)).toBe(`line ${line}: character U+${illegal.code.toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML`);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('handles deep nesting without a stack overflow', () => {
     const depth = 100_000;
     expect(xmlProblem('<a>'.repeat(depth) + '</a>'.repeat(depth))).toBeUndefined();

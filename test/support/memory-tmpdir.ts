@@ -4,7 +4,7 @@
 // output (src/publish/durable.ts): on the disk, shared with whatever else the machine writes, each
 // one waited 0.1 to 2 s for that; in memory it returns at once. The calls, their order and every
 // file are the same (test/e2e/durable.test.ts traces them).
-import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 
 const MEMORY = '/dev/shm';
@@ -16,16 +16,35 @@ export default function setup(): (() => void) | undefined {
   if (process.env.TMPDIR) return undefined;
   let free: number;
   try {
+    removeAbandoned();
     const fs = statfsSync(MEMORY);
     free = fs.bavail * fs.bsize;
   } catch {
     return undefined;
   }
   if (free < NEEDED_BYTES) return undefined;
-  const dir = mkdtempSync(join(MEMORY, 'calfeed-tests-'));
+  const dir = mkdtempSync(join(MEMORY, `calfeed-tests-${process.pid}-`));
   // As /tmp is: the permission tests run builds as an unprivileged user under it.
   chmodSync(dir, 0o1777);
   // Test workers are started after this and inherit the environment.
   process.env.TMPDIR = dir;
   return () => rmSync(dir, { recursive: true, force: true });
+}
+
+/** The folders of runs that were killed (their process is gone): memory no one will free otherwise. */
+function removeAbandoned(): void {
+  for (const name of readdirSync(MEMORY)) {
+    const pid = /^calfeed-tests-(\d+)-/.exec(name)?.[1];
+    if (pid !== undefined && !alive(Number(pid))) rmSync(join(MEMORY, name), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

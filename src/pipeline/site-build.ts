@@ -1,0 +1,297 @@
+// One build past its plan (plan.ts): staging beside --out, the renderers, and each step of the
+// build as a method, in the order build.ts calls them; what a failed build holds is let go by release().
+
+import type { Calendar, FeedEvent, SiteContext } from '../model.js';
+import type { CrawlCache } from '../crawl/index.js';
+import { CalfeedError } from '../errors.js';
+import type { PortalClient } from '../http/index.js';
+import { paths } from '../paths.js';
+import { createStaging, discard, isSiteMeta, publish, shrinkReason, writeSearchIndexes, writeSiteMeta, type PublishResult, type Staging } from '../publish/index.js';
+import { createRenderContext } from '../render/context.js';
+import { headerLine, prepareStore, storeTail, type PreparedStore, type SavedEvents } from '../state/build-store.js';
+import { settleCalendars, type CalendarRecord } from '../state/calendars.js';
+import { HistoryTracker } from '../state/history.js';
+import { MAX_RECORDED_WARNINGS, type LastBuild } from '../state/last-build.js';
+import { VERSION } from '../version.js';
+import type { BuildRun } from './build.js';
+import { CalendarFiles } from './calendar-files.js';
+import { EventFiles } from './event-files.js';
+import { crawlPortal, fromSavedSpool, recordsFailures, type Gathered } from './gather.js';
+import { createPageRenderer, type PageRenderer } from './page-pool.js';
+import { siteWarnings } from './placeless.js';
+import type { RenderPlan } from './plan.js';
+import { CALENDAR_FILES, SiteRenderer } from './render-site.js';
+import { siteContext } from './site-context.js';
+import type { PortalSource } from './source.js';
+import { EventSpool, type EventRef } from './spool.js';
+import { summarySource, toSummary, type BuildSummary } from './summary.js';
+
+const DAY_MS = 86_400_000;
+
+/** --threads: page workers (undefined: by the cores), and whether files are written in a thread of their own. */
+function threadsOf(run: BuildRun): { pages: number | undefined; writer: boolean | undefined } {
+  const { threads } = run.loaded.config;
+  return { pages: threads, writer: threads === undefined ? undefined : threads > 0 };
+}
+
+/** What rendering left for the steps after it. */
+export interface Rendered {
+  /** Events per calendar id, as the calendar files counted them. */
+  counts: ReadonlyMap<string, number>;
+  events: number;
+  /** The calendar history to save. */
+  calendarRecords: CalendarRecord[];
+  /** The build's own warnings (events search engines will skip), given at the end. */
+  warnings: string[];
+  /** Until when a rebuild from the same data would publish the same bytes and give the same warnings. */
+  stableUntil: number;
+  /** Files of the last output kept as they were, when rendered from its events. */
+  keptFromLastBuild: number;
+}
+
+/** One build past its plan: the parts it renders with, each step a method, and what a failure lets go. */
+export class SiteBuild {
+  readonly pages: PageRenderer;
+  private readonly site: SiteContext;
+  private readonly tracker: HistoryTracker;
+  private readonly ctx = createRenderContext();
+  private readonly eventFiles: EventFiles;
+  private readonly calendarFiles: CalendarFiles;
+  private siteRenderer: SiteRenderer | undefined;
+  private staging: Staging | undefined;
+  private spool: EventSpool | undefined;
+  private cache: CrawlCache | undefined;
+  private prepared: PreparedStore | undefined;
+
+  /** Staging beside --out and the renderers; on failure, staging and the store's saved events are let go. */
+  static async start(run: BuildRun, plan: RenderPlan, outDir: string, timeZone: string): Promise<SiteBuild> {
+    let staging: Staging | undefined;
+    try {
+      staging = await createStaging(outDir, { published: plan.published, onWarning: (m) => run.log.warn(m), writerThread: threadsOf(run).writer });
+      return new SiteBuild(run, plan, staging, timeZone);
+    } catch (error) {
+      plan.sections.saved?.spool.dispose();
+      if (staging) await discard(staging).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private constructor(
+    private readonly run: BuildRun,
+    private readonly plan: RenderPlan,
+    staging: Staging,
+    timeZone: string,
+  ) {
+    const { config } = run.loaded;
+    this.staging = staging;
+    this.site = siteContext(config, timeZone, run.now);
+    this.tracker = new HistoryTracker(plan.sections.history, run.now, config.keepRemovedDays * DAY_MS);
+    // From the store, only cancellations' pages can need rendering: not worth starting workers.
+    this.pages = createPageRenderer(this.ctx, plan.html, this.site, config.templates, plan.fromStore ? 0 : threadsOf(run).pages);
+    this.eventFiles = new EventFiles(this.ctx, staging, this.pages, plan.html.fingerprint, this.site, this.tracker);
+    this.calendarFiles = new CalendarFiles(staging, plan.sections.rendered, run.now);
+    const by = plan.fromStore ? 'from the build store: few pages to render' : config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
+    run.log.debug(`threads: ${this.pages.threads} rendering pages, ${staging.writerThread ? 'one' : 'none'} writing files (${by})`);
+  }
+
+  /** The events to render: the last build's, or a crawl that writes each event's files as it goes. */
+  async gather(client: PortalClient, started: number): Promise<Gathered> {
+    const { fromStore, sections } = this.plan;
+    if (fromStore) {
+      this.spool = fromStore.saved.spool;
+      for (const warning of fromStore.last.warnings) this.run.log.warn(warning);
+      return fromSavedSpool(fromStore.saved, fromStore.last, fromStore.failures, this.tracker);
+    }
+    const staging = this.staging!;
+    const cache = (this.cache = sections.crawl);
+    cache.spillTo(staging.dir);
+    const spool = (this.spool = EventSpool.create(staging.dir, headerLine({ portal: this.plan.portal, inputs: this.plan.inputs })));
+    const calendarSegments = new Map(sections.history.calendars.map((r) => [r.calendar.id, r.calendar.slug]));
+    let calendarsDone = 0;
+    // A calendar's files are rendered once its events are all in, while the crawl of the others goes
+    // on. The last one is left to render(), after the page workers stop: a big calendar's pages beside a
+    // worker's heap set the peak memory.
+    const onCalendarDone = async (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> => {
+      if (++calendarsDone < calendars.length) await this.renderer(calendars).calendar(calendar, events, this.tracker.finishCalendar(calendar.id, calendar.slug));
+    };
+    const { ctx, site, tracker, eventFiles } = this;
+    return crawlPortal({ run: this.run, client, cache, staging, site, ctx, tracker, eventFiles, spool, lastSpool: sections.saved, probe: this.plan.probe, calendarSegments, started, onCalendarDone });
+  }
+
+  /** The calendar-level and site-level files, what vanished settled, and expired cancellations dropped. */
+  async render(gathered: Gathered): Promise<Rendered> {
+    const { config } = this.run.loaded;
+    const { now } = this.run;
+    const { calendars, events } = gathered;
+    // Every live event's page is rendered: the rest of the build renders in this thread.
+    await this.pages.stopThreads();
+    // What vanished from calendars not rendered yet, and from calendars no longer listed.
+    // Calendars no longer listed keep their folders, their events cancelled, as removed events do.
+    const calendarHistory = settleCalendars(this.plan.sections.history.calendars, calendars, now, config.keepRemovedDays * DAY_MS);
+    const slugs = new Map([...calendarHistory.removed, ...calendars].map((c) => [c.id, c.slug]));
+    const { removed, stableUntil: tombstonesUntil, dropped } = this.tracker.finish((calendarId) => slugs.get(calendarId));
+    const { counts, stableUntil: renderedUntil } = await this.renderer(calendars).finish(events, removed, calendarHistory.removed);
+    const warned = siteWarnings(events, this.site);
+    // Rendered from the last build's events: every other file of its output stays as it is, but
+    // the pages of cancellations that expired now. (checkUpToDate found every file of --out with
+    // its size moments ago, under the lock.)
+    const saved = this.plan.fromStore?.saved;
+    const keptFromLastBuild = saved ? await this.staging!.keepPublished(expiredFiles(dropped, calendarHistory.dropped, saved), true) : 0;
+    return {
+      counts,
+      events: [...events.values()].reduce((n, list) => n + list.length, 0),
+      calendarRecords: calendarHistory.records,
+      warnings: warned.warnings,
+      stableUntil: Math.min(renderedUntil, tombstonesUntil, calendarHistory.stableUntil, warned.until),
+      keptFromLastBuild,
+    };
+  }
+
+  /**
+   * The next build store, written beside the current one, made current only after the publish: from
+   * this build's spooled events with their history (which leave the staging folder before it is
+   * listed in the manifest and checked) or, rendered from the last store's events, from its rows.
+   */
+  async prepareStore(gathered: Gathered, rendered: Rendered): Promise<void> {
+    const { sections, store } = this.plan;
+    const spool = this.spool!;
+    // Read from to the end when it is this build's spool; else its events were copied already.
+    if (sections.saved && sections.saved.spool !== spool) sections.saved.spool.dispose();
+    const crawl = this.cache;
+    const rows = crawl ? { spool } : { from: store.file, upTo: sections.keepTo };
+    const notes = crawl ? gathered.notes : undefined;
+    const tail = storeTail({ crawl, notes, history: this.tracker.removed(), calendars: rendered.calendarRecords, rendered: this.calendarFiles.state() });
+    this.prepared = await prepareStore(this.run.loaded.config.cacheDir, rows, tail);
+    crawl?.dispose();
+    spool.dispose();
+  }
+
+  /** search.json and manifest.json, the shrink guard, and the commit: --out is the new site after it. */
+  async publish(outDir: string, gathered: Gathered, rendered: Rendered): Promise<PublishResult> {
+    const { log, signal } = this.run;
+    const { config } = this.run.loaded;
+    const { calendars } = gathered;
+    const staging = this.staging!;
+    const calendarsMeta = calendars.map((c) => ({ id: c.id, slug: c.slug, title: c.title, events: rendered.counts.get(c.id) ?? 0 }));
+    await writeSearchIndexes(staging, config.siteUrl);
+    await writeSiteMeta(staging, calendarsMeta, { generator: `calfeed ${VERSION}` });
+
+    const shrink = shrinkReason(await staging.publishedManifest(), { calendars: calendars.length, events: rendered.events });
+    if (shrink && !config.allowShrink) throw new CalfeedError('SHRINK', `Refusing to publish ${config.out}: ${shrink}`);
+    if (shrink) log.warn(`${shrink}; publishing anyway (--allow-shrink).`);
+    signal?.throwIfAborted();
+
+    const published = await publish(staging, outDir, {
+      signal,
+      onWarning: (m) => log.warn(m),
+      onStep: (step) => (step === 'committing' ? this.run.onPhase?.('committing') : step === 'swapped' ? this.run.onPhase?.('published') : undefined),
+    });
+    this.staging = undefined;
+    return published;
+  }
+
+  /** The prepared store, now the caller's to commit or discard. */
+  takePrepared(): PreparedStore {
+    const prepared = this.prepared!;
+    this.prepared = undefined;
+    return prepared;
+  }
+
+  /** The record of this build, which vouches for --out as published (its manifest's SHA-256). */
+  record(gathered: Gathered, rendered: Rendered, published: PublishResult, manifest: string, warningsFrom: number): LastBuild {
+    const { eventFiles, calendarFiles } = this;
+    return {
+      inputs: this.plan.inputs,
+      builtAt: this.run.now,
+      stableUntil: Number.isFinite(rendered.stableUntil) ? rendered.stableUntil : null,
+      detailsDueAt: Number.isFinite(gathered.detailsDueAt) ? gathered.detailsDueAt : null,
+      failedDetails: recordsFailures(gathered.report) ? gathered.report.detailsFailed.map((f): [string, string] => [f.calendarId, f.eventId]) : [],
+      manifest,
+      lists: gathered.lists,
+      counts: {
+        calendars: gathered.calendars.length,
+        events: rendered.events,
+        unreadable: gathered.unreadable,
+        eventFiles: eventFiles.rendered + eventFiles.kept + this.liveKept(gathered, rendered),
+        calendarFiles: calendarFiles.rendered + calendarFiles.kept,
+        files: published.files,
+      },
+      // One more than a rebuild may repeat: then it knows it cannot (checkUpToDate).
+      warnings: this.run.log.warnings.slice(warningsFrom, warningsFrom + MAX_RECORDED_WARNINGS + 1),
+      siteWarnings: rendered.warnings,
+    };
+  }
+
+  summary(source: PortalSource, client: PortalClient, gathered: Gathered, rendered: Rendered, files: PublishResult, durationMs: number): BuildSummary {
+    return toSummary({
+      baseUrl: summarySource(source),
+      demo: source.demo,
+      out: this.run.loaded.config.out,
+      upToDate: false,
+      published: true,
+      calendars: gathered.calendars.length,
+      events: rendered.events,
+      unreadable: gathered.unreadable,
+      report: gathered.report,
+      http: client.stats,
+      history: this.tracker.counts,
+      eventFiles: { rendered: this.eventFiles.rendered, kept: this.eventFiles.kept + this.liveKept(gathered, rendered) },
+      calendarFiles: { rendered: this.calendarFiles.rendered, kept: this.calendarFiles.kept },
+      files,
+      warnings: this.run.log.warnings,
+      durationMs,
+    });
+  }
+
+  /** Lets go of what a failed build holds: staging (removed), the spools, the prepared store. */
+  async release(): Promise<void> {
+    this.spool?.dispose();
+    this.plan.sections.saved?.spool.dispose();
+    this.cache?.dispose();
+    await this.prepared?.discard().catch(() => undefined);
+    if (this.staging) await discard(this.staging).catch(() => undefined);
+  }
+
+  // Live events whose files were taken whole from the last build: all of them when rendered from its events.
+  private liveKept(gathered: Gathered, rendered: Rendered): number {
+    return this.plan.fromStore ? rendered.events : gathered.reusedEvents;
+  }
+
+  // Made once the calendar list is known: in a crawl, by the first calendar whose events are all in.
+  private renderer(calendars: Calendar[]): SiteRenderer {
+    const { ctx, site, pages, eventFiles, calendarFiles, tracker } = this;
+    const renderedBefore = (calendarId: string, eventId: string): string | undefined => tracker.renderedBefore(calendarId, eventId);
+    return (this.siteRenderer ??= new SiteRenderer(this.staging!, { ctx, calendars, spool: this.spool!, site, html: this.plan.html, pages, eventFiles, calendarFiles, renderedBefore }));
+  }
+}
+
+/**
+ * Files of the last build's output a build from its spool must not keep: the page and .ics of each
+ * cancellation dropped now (unless a live event has the same path, which slugs rule out), the
+ * files of each removed calendar dropped now, and the site files written anew (isSiteMeta).
+ */
+function expiredFiles(
+  dropped: ReadonlyArray<{ calendarSlug: string; slug: string }>,
+  droppedCalendars: readonly Calendar[],
+  saved: SavedEvents,
+): (relPath: string) => boolean {
+  const meta = new Set<string>();
+  for (const cal of droppedCalendars) for (const name of CALENDAR_FILES) meta.add(paths.calendar(cal.slug, name));
+  if (dropped.length === 0) return (relPath) => isSiteMeta(relPath) || meta.has(relPath);
+  const live = new Set<string>();
+  for (const refs of saved.events.values()) {
+    for (const ref of refs) {
+      const { calendarSlug, slug } = JSON.parse(saved.spool.json(ref)) as FeedEvent;
+      live.add(paths.eventPage(calendarSlug, slug));
+    }
+  }
+  const gone = new Set<string>();
+  for (const { calendarSlug, slug } of dropped) {
+    if (live.has(paths.eventPage(calendarSlug, slug))) continue;
+    gone.add(paths.eventPage(calendarSlug, slug));
+    gone.add(paths.eventIcs(calendarSlug, slug));
+  }
+  return (relPath) => isSiteMeta(relPath) || meta.has(relPath) || gone.has(relPath);
+}
+
+
