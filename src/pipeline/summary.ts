@@ -3,6 +3,7 @@
 import type { CrawlReport } from '../crawl/index.js';
 import type { PublishResult } from '../publish/index.js';
 import type { PortalSource } from './source.js';
+import { redact } from '../http/index.js';
 
 export interface BuildSummary {
   ok: true;
@@ -97,9 +98,7 @@ export function formatSummary(s: BuildSummary): string {
   ].join('\n');
 }
 
-/** The summary's `source`: the portal's base URL with the token redacted, or "demo". */
+/** The summary's `source`: the portal's base URL with the token redacted (in every form redact() knows), or "demo". */
 export function summarySource(source: Pick<PortalSource, 'demo' | 'baseUrl' | 'token'>): string {
-  const { baseUrl, token } = source;
-  if (source.demo) return 'demo';
-  return token ? baseUrl.split(token).join('***') : baseUrl;
+  return source.demo ? 'demo' : redact(source.baseUrl, source.token);
 }
