@@ -61,7 +61,7 @@ export interface CrawlRun {
   calendarSegments: ReadonlyMap<string, string>;
   started: number;
   /** A calendar's events are all in (see Collector); `calendars` is the whole calendar list. */
-  onCalendarDone: (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>) => Promise<void>;
+  onCalendarDone: (calendars: Calendar[], calendar: Calendar, events: SpooledRefs) => Promise<void>;
 }
 
 /** Crawl the portal: mirrors to staging, each event normalized, joined with its history, its files written and spooled. */

@@ -21,7 +21,7 @@ export interface IcsEntry {
 type VeventSpan = Pick<EventRef, 'at' | 'jsonBytes' | 'veventBytes'>;
 
 /** A calendar's calendar.ics entries in the iCalendar window, live and removed, in start order. */
-export function icsEntries(ctx: RenderContext, refs: readonly EventRef[], removed: readonly FeedEvent[], zone: string, site: SiteContext): IcsEntry[] {
+export function icsEntries(ctx: RenderContext, refs: Iterable<EventRef>, removed: readonly FeedEvent[], zone: string, site: SiteContext): IcsEntry[] {
   const entries = liveEntries(refs, site);
   for (const event of removed) {
     const end = eventEndMs(ctx, event, zone);

@@ -6,7 +6,7 @@
 // bytes per category it is in (each spelling kept once per calendar). The refs are made again as
 // objects, one calendar at a time, when the render reads them.
 
-import type { EventRef } from './spool.js';
+import { compareRefs, type EventRef } from './spool.js';
 
 // Per ref: start, end, stamp, pageStart, pageEnd, at (numbers), jsonBytes, veventBytes (sizes).
 const NUMBERS = 6;
@@ -88,6 +88,13 @@ export class RefList implements Iterable<EventRef> {
     };
   }
 
+  /** compareRefs of the refs at positions a and b (one calendar's: by start, then id), ties by position. */
+  readonly compare = (a: number, b: number): number => {
+    const x = this.ids[a]!;
+    const y = this.ids[b]!;
+    return this.numbers[a * NUMBERS]! - this.numbers[b * NUMBERS]! || (x < y ? -1 : x > y ? 1 : a - b);
+  };
+
   *[Symbol.iterator](): Iterator<EventRef> {
     for (let i = 0; i < this.count; i++) yield this.at(i);
   }
@@ -105,6 +112,15 @@ export class RefList implements Iterable<EventRef> {
     this.flags = flags;
     this.categoryEnds = grown(this.categoryEnds);
   }
+}
+
+/**
+ * The positions of a calendar's refs in compareRefs order, ties by position (as a stable sort
+ * orders them): a RefList's are compared in its arrays, without an object per ref.
+ */
+export function sortedPositions(refs: { readonly length: number; at(i: number): EventRef | undefined }): Uint32Array {
+  const order = new Uint32Array(refs.length).map((_, i) => i);
+  return order.sort(refs instanceof RefList ? refs.compare : (a, b) => compareRefs(refs.at(a)!, refs.at(b)!) || a - b);
 }
 
 /** A copy of `array` twice as long. */

@@ -77,7 +77,7 @@ export interface CalendarKeyInput {
   calendars: string;
   cal: Calendar;
   /** The calendar's spooled events, in compareRefs order. */
-  refs: readonly EventRef[];
+  refs: Iterable<EventRef>;
   /** Its calendar.ics entries, in file order (in the iCalendar window at site.now). */
   ics: readonly IcsEntryKey[];
   /** A ref's spooled bytes (EventSpool.record). */
@@ -116,7 +116,7 @@ export function calendarKeys(input: CalendarKeyInput): CalendarKeys {
 }
 
 /** index.html's upcoming count of a calendar (upcomingCount of its events), from its refs. */
-export function upcomingOfRefs(refs: readonly EventRef[], site: SiteContext): number {
+export function upcomingOfRefs(refs: Iterable<EventRef>, site: SiteContext): number {
   let count = 0;
   for (const ref of refs) if (!ref.cancelled && isUpcomingRef(ref, site)) count++;
   return count;
@@ -162,7 +162,7 @@ export interface CategoryKeyInput {
   calendars: string;
   category: Category;
   /** The category's live events, in compareRefs order. */
-  refs: readonly EventRef[];
+  refs: Iterable<EventRef>;
   /** Its calendar.ics entries, in file order. */
   ics: readonly IcsEntryKey[];
   record: (ref: EventRef) => Buffer;

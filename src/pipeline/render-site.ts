@@ -21,7 +21,9 @@ import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
 import { compareEntries, icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
 import type { CalendarJob, PageRenderer } from './page-pool.js';
-import { renderCategories, type IndexedRefs } from './render-categories.js';
+import type { SpooledRefs } from './gather.js';
+import { sortedPositions } from './ref-list.js';
+import { renderCategories } from './render-categories.js';
 import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, isUpcomingRef, renderEnvironment, searchIndexKey, upcomingOfRefs } from './render-keys.js';
 import { compareRefs, type EventRef, type EventSpool, spans } from './spool.js';
 
@@ -94,7 +96,7 @@ export class SiteRenderer {
   }
 
   /** Render one calendar's files from its live events (any order) and its removed ones. */
-  async calendar(cal: Calendar, events: Iterable<EventRef>, gone: readonly FeedEvent[]): Promise<void> {
+  async calendar(cal: Calendar, events: SpooledRefs, gone: readonly FeedEvent[]): Promise<void> {
     if (this.done.has(cal.id)) throw new Error(`internal: calendar "${cal.id}" rendered twice`);
     const { ctx, spool, pages, calendars, calendarFiles } = this.input;
     const staging = this.staging;
@@ -130,28 +132,37 @@ export class SiteRenderer {
   }
 
   /**
-   * What calendar() renders from its refs, and what the combined files keep of them. The refs (an
-   * object each: 30 MB at 100,000 events) are made here and let go on return: locals of calendar()
-   * stay live across its awaits, through the pages.
+   * What calendar() renders from its refs, and what the combined files keep of them. Each ref is
+   * made as it is read, in compareRefs order, never all at once (30 MB at 100,000 events); those
+   * kept are let go on return: locals of calendar() stay live across its awaits, through the pages.
    */
-  private take(cal: Calendar, events: Iterable<EventRef>, gone: readonly FeedEvent[], site: SiteContext) {
-    const refs = [...events].sort(compareRefs);
-    this.counts.set(cal.id, refs.length);
+  private take(cal: Calendar, events: SpooledRefs, gone: readonly FeedEvent[], site: SiteContext) {
+    const order = sortedPositions(events);
+    const refs: Iterable<EventRef> = { *[Symbol.iterator]() { for (const i of order) yield events.at(i)!; } };
+    this.counts.set(cal.id, order.length);
     this.upcoming.set(cal.id, upcomingOfRefs(refs, site));
     const ics = icsEntries(this.input.ctx, refs, gone, cal.timeZone, site);
     const record = (ref: EventRef): Buffer => this.input.spool.record(ref);
     const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record });
-    let newest = 0;
-    for (const r of refs) newest = Math.max(newest, r.stamp);
-    this.newest = Math.max(this.newest, newest);
     // A calendar's first feedLimit upcoming events are its feeds' items (selectFeedEvents: compareRefs
     // orders refs as sortByStart orders events), and the first feedLimit of those together are the
     // combined feeds' items; the first HOME_CANDIDATES together, the home page's.
-    const upcoming = refs.filter((r) => inFeedWindow(r.end, site));
-    this.soonest = [...this.soonest, ...upcoming.slice(0, this.soonestKept)].sort(compareRefs).slice(0, this.soonestKept);
+    const upcoming: EventRef[] = [];
+    const list = new Float64Array(2 * order.length);
+    let newest = 0;
+    let k = 0;
+    for (const r of refs) {
+      newest = Math.max(newest, r.stamp);
+      if (upcoming.length < this.soonestKept && inFeedWindow(r.end, site)) upcoming.push(r);
+      list[k++] = r.at;
+      list[k++] = r.jsonBytes;
+    }
+    this.newest = Math.max(this.newest, newest);
+    this.soonest = [...this.soonest, ...upcoming].sort(compareRefs).slice(0, this.soonestKept);
     // Recorded before calendar()'s first await, so a second call for this calendar fails at once.
     this.done.set(cal.id, { eventsKey: keys.events, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
-    return { ics, keys, list: spans(refs), feed: spans(upcoming.slice(0, Math.max(0, site.feedLimit))), newest };
+    // list: spans() of every ref.
+    return { ics, keys, list, feed: spans(upcoming.slice(0, Math.max(0, site.feedLimit))), newest };
   }
 
   /**
@@ -159,7 +170,7 @@ export class SiteRenderer {
    * those calendars and of calendars no longer listed), the calendars removed from the portal
    * (their files stay, every event cancelled), then the combined files and the index.
    */
-  async finish(events: ReadonlyMap<string, IndexedRefs>, removed: readonly FeedEvent[], removedCalendars: readonly Calendar[]): Promise<RenderedSite> {
+  async finish(events: ReadonlyMap<string, SpooledRefs>, removed: readonly FeedEvent[], removedCalendars: readonly Calendar[]): Promise<RenderedSite> {
     const { calendars } = this.input;
     const removedByCalendar = groupBy(removed, (e) => e.calendarId);
     for (const cal of [...calendars, ...removedCalendars]) {

@@ -16,14 +16,14 @@ import { VERSION } from '../version.js';
 import type { BuildRun } from './build.js';
 import { CalendarFiles } from './calendar-files.js';
 import { EventFiles } from './event-files.js';
-import { crawlPortal, fromSavedSpool, recordsFailures, type Gathered } from './gather.js';
+import { crawlPortal, fromSavedSpool, recordsFailures, type Gathered, type SpooledRefs } from './gather.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { siteWarnings } from './placeless.js';
 import type { RenderPlan } from './plan.js';
 import { CALENDAR_FILES, SiteRenderer } from './render-site.js';
 import { siteContext } from './site-context.js';
 import type { PortalSource } from './source.js';
-import { EventSpool, type EventRef } from './spool.js';
+import { EventSpool } from './spool.js';
 import { summarySource, toSummary, type BuildSummary } from './summary.js';
 
 const DAY_MS = 86_400_000;
@@ -111,7 +111,7 @@ export class SiteBuild {
     // A calendar's files are rendered once its events are all in, while the crawl of the others goes
     // on. The last one is left to render(), after the page workers stop: a big calendar's pages beside a
     // worker's heap set the peak memory.
-    const onCalendarDone = async (calendars: Calendar[], calendar: Calendar, events: Iterable<EventRef>): Promise<void> => {
+    const onCalendarDone = async (calendars: Calendar[], calendar: Calendar, events: SpooledRefs): Promise<void> => {
       if (++calendarsDone < calendars.length) await this.renderer(calendars).calendar(calendar, events, this.tracker.finishCalendar(calendar.id, calendar.slug));
     };
     const { ctx, site, tracker, eventFiles } = this;
