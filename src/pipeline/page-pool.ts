@@ -8,10 +8,11 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CalfeedError, type ErrorCode } from '../errors.js';
-import { type Calendar, type FeedEvent, listEvent, type SiteContext } from '../model.js';
+import { type Calendar, type FeedEvent, listEvent, type ListEvent, type SiteContext } from '../model.js';
 import { ownClock } from '../render/clock.js';
 import type { RenderContext } from '../render/context.js';
 import type { HtmlRenderer } from '../render/html/index.js';
+import type { EventSource } from '../render/html/view.js';
 import { veventText } from '../render/ical/index.js';
 import { renderFeeds } from '../render/syndication/index.js';
 import { readSpans } from './spool.js';
@@ -144,13 +145,36 @@ function renderCalendarHere(ctx: RenderContext, html: HtmlRenderer, shared: Site
 // A calendar's feeds, and its pages' views (the day lists rendered when iterated), from the spool.
 function calendarRender(ctx: RenderContext, html: HtmlRenderer, shared: SiteContext, job: CalendarJob) {
   const site = ownClock(shared);
-  const fd = openSync(job.spool, 'r');
+  const pages = html.calendarPieces(ctx, job.cal, spooledList(job.spool, job.list), site);
+  const items = readSpool(job.spool, job.feed, (event) => event);
+  const feeds = renderFeeds(ctx, job.cal, job.calendars, items, job.newest, site, html.text(site));
+  return { site, feeds, pages };
+}
+
+/** Events in a list read from the spool file when asked, a part at a time, as ListEvents. */
+function spooledList(file: string, list: Float64Array): EventSource {
+  const count = list.length / 2;
+  const read = (at: readonly number[]): ListEvent[] => {
+    const pairs = new Float64Array(at.length * 2);
+    at.forEach((i, k) => pairs.set(list.subarray(2 * i, 2 * i + 2), 2 * k));
+    return readSpool(file, pairs, listEvent);
+  };
+  return {
+    length: count,
+    read,
+    *[Symbol.iterator]() {
+      for (let from = 0; from < count; from += SPOOL_PART) yield* read(Array.from({ length: Math.min(SPOOL_PART, count - from) }, (_, k) => from + k));
+    },
+  };
+}
+
+/** How many events one read of the spool takes when a list is read whole, in order. */
+const SPOOL_PART = 1000;
+
+function readSpool<T>(file: string, pairs: Float64Array, take: (event: FeedEvent) => T): T[] {
+  const fd = openSync(file, 'r');
   try {
-    const listed = readSpans(fd, job.list, listEvent);
-    const items = readSpans(fd, job.feed, (event) => event);
-    const pages = html.calendarPieces(ctx, job.cal, listed, site);
-    const feeds = renderFeeds(ctx, job.cal, job.calendars, items, job.newest, site, html.text(site));
-    return { site, feeds, pages };
+    return readSpans(fd, pairs, take);
   } finally {
     closeSync(fd);
   }

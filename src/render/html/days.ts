@@ -56,44 +56,62 @@ function eventHref(cal: Calendar, e: Pick<ListEvent, 'slug'>, fromFile: string):
   return relHref(fromFile, paths.eventPage(cal.slug, e.slug));
 }
 
-/**
- * Events grouped by day in the calendar's zone. Given todayKey (pageToday; the upcoming list),
- * events that started before today (a multi-day event in progress) are listed under today, where a
- * visitor looks for them.
- */
-export function groupByDay(c: Scope, cal: Calendar, events: readonly ListEvent[], zone: string, fromFile: string, todayKey: string | null): DayList {
-  return groupEvents(c, events, zone, todayKey, (e) => item(c, cal, e, zone, fromFile, todayKey));
+/** A list's events by position, read when wanted (a calendar's, from the spool): all in order, or some. */
+export interface EventSource extends Iterable<ListEvent> {
+  readonly length: number;
+  read(at: readonly number[]): ListEvent[];
 }
 
-/** groupByDay for events of any calendars, days in `zone`, each event's view made by `view`. */
+/** The EventSource of events in memory. */
+export function arraySource(events: readonly ListEvent[]): EventSource {
+  return { length: events.length, read: (at) => at.map((i) => events[i]!), [Symbol.iterator]: () => events[Symbol.iterator]() };
+}
+
+/**
+ * Events of any calendars grouped by day in `zone`, each event's view made by `view`. Given
+ * todayKey (the upcoming list), events that started before today (a multi-day event in progress)
+ * are listed under today, where a visitor looks for them.
+ */
 export function groupEvents<E extends ListEvent>(c: Scope, events: readonly E[], zone: string, todayKey: string | null, view: (e: E) => EventItemView): DayList {
-  // The events of each day by position, kept apart from their views: a day list of 100,000 events
-  // is rendered a few days at a time (parts), its views made only for the days at hand.
-  const days = new Map<string, number[]>();
-  events.forEach((e, i) => {
-    const own = eventDayKey(c.ctx, e.when, zone);
+  return groupPositions(c, events.map((e) => eventDayKey(c.ctx, e.when, zone)), todayKey, (at) => at.map((i) => view(events[i]!)));
+}
+
+/**
+ * Events grouped by day: `days[i]` is the day of the event at position i, listed in `order` (else
+ * by position); `views` makes the views of the events at some positions, a part at a time, so a
+ * day list of 100,000 events is never 100,000 views (or events, when views reads them) at once.
+ */
+export function groupPositions(c: Scope, days: readonly string[], todayKey: string | null, views: (at: number[]) => EventItemView[], order?: readonly number[]): DayList {
+  const groups = new Map<string, number[]>();
+  const add = (i: number): void => {
+    const own = days[i]!;
     const key = todayKey !== null && own < todayKey ? todayKey : own;
-    const day = days.get(key);
+    const day = groups.get(key);
     if (day) day.push(i);
-    else days.set(key, [i]);
-  });
-  const views = (group: Array<[string, number[]]>): DayView[] =>
-    group.map(([key, at]) => ({ key, label: formatDay(c.ctx, key, c.locale), events: at.map((i) => view(events[i]!)) }));
+    else groups.set(key, [i]);
+  };
+  if (order) order.forEach(add);
+  else for (let i = 0; i < days.length; i++) add(i);
+  const dayViews = (group: Array<[string, number[]]>): DayView[] => {
+    const all = views(group.flatMap(([, at]) => at));
+    let from = 0;
+    return group.map(([key, at]) => ({ key, label: formatDay(c.ctx, key, c.locale), events: all.slice(from, (from += at.length)) }));
+  };
   return {
-    length: days.size,
+    length: groups.size,
     *parts(size) {
       let group: Array<[string, number[]]> = [];
       let count = 0;
-      for (const day of days) {
+      for (const day of groups) {
         group.push(day);
         count += day[1].length;
         if (count >= size) {
-          yield views(group);
+          yield dayViews(group);
           group = [];
           count = 0;
         }
       }
-      if (group.length > 0) yield views(group);
+      if (group.length > 0) yield dayViews(group);
     },
   };
 }

@@ -109,15 +109,22 @@ export function eventSpan(ctx: RenderContext, when: EventWhen, zone: string): { 
  * same midnight; ties by title, then id, so the order never depends on the input's).
  */
 export function splitByNow<E extends Pick<FeedEvent, 'when' | 'title' | 'id'>>(ctx: RenderContext, events: readonly E[], zone: string, clock: Clock): { upcoming: E[]; past: E[] } {
+  const { upcoming, past } = splitPositions(ctx, events, zone, clock);
+  return { upcoming: upcoming.map((i) => events[i]!), past: past.map((i) => events[i]!) };
+}
+
+/** splitByNow as positions in `events`, read once each in order: what the order needs is kept, not the events. */
+export function splitPositions(ctx: RenderContext, events: Iterable<Pick<FeedEvent, 'when' | 'title' | 'id'>>, zone: string, clock: Clock): { upcoming: number[]; past: number[] } {
   // Spans are computed once per event: zone arithmetic is the costly part on a big calendar.
-  const keyed = events.map((e) => {
+  const keyed: Array<{ i: number; key: number; upcoming: boolean; title: string; id: string }> = [];
+  for (const e of events) {
     const span = eventSpan(ctx, e.when, zone);
-    return { e, key: span.start - (e.when.kind === 'allDay' ? 0.5 : 0), upcoming: isUpcoming(span, clock) };
-  });
-  keyed.sort((a, b) => a.key - b.key || (a.e.title < b.e.title ? -1 : a.e.title > b.e.title ? 1 : 0) || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0));
+    keyed.push({ i: keyed.length, key: span.start - (e.when.kind === 'allDay' ? 0.5 : 0), upcoming: isUpcoming(span, clock), title: e.title, id: e.id });
+  }
+  keyed.sort((a, b) => a.key - b.key || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {
-    upcoming: keyed.filter((k) => k.upcoming).map((k) => k.e),
-    past: keyed.filter((k) => !k.upcoming).map((k) => k.e).reverse(),
+    upcoming: keyed.filter((k) => k.upcoming).map((k) => k.i),
+    past: keyed.filter((k) => !k.upcoming).map((k) => k.i).reverse(),
   };
 }
 

@@ -11,7 +11,7 @@ import type { Message, PageText } from './messages.js';
 import { loadTemplates, WIDGET_MESSAGES } from './templates.js';
 import { categoriesView, categoryDayView, type CategoryCount } from './category.js';
 import { indexView, notFoundView } from './home.js';
-import { calendarDayViews, eventView } from './view.js';
+import { calendarDayViews, eventView, type EventSource } from './view.js';
 
 export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
 export { isUpcoming } from './format.js';
@@ -27,8 +27,11 @@ export interface HtmlRenderer {
   index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], categories: readonly CategoryCount[], site: SiteContext): string;
   /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
   calendar(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: string; past: string; widget: string };
-  /** calendar(), its index and past pages in pieces (a few days each): a page of 100,000 events is never one string. */
-  calendarPieces(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: Iterable<string>; past: Iterable<string>; widget: string };
+  /**
+   * calendar(), its index and past pages in pieces (a few days each): a page of 100,000 events is
+   * never one string, nor (from a source that reads them when asked) 100,000 events.
+   */
+  calendarPieces(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[] | EventSource, site: SiteContext): { index: Iterable<string>; past: Iterable<string>; widget: string };
   /**
    * categories/{slug}/index.html, in pieces (a few days each): a category's upcoming events of
    * every calendar (`events`, by start), `upcoming` of them not cancelled.

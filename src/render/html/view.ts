@@ -10,16 +10,16 @@ import type { RenderContext } from '../context.js';
 import { sanitizeHtml } from '../sanitize.js';
 import { textSummary as summary } from '../text.js';
 import {
-  dayKeyOf, eventDayKey, eventSpan, formatDay, formatLongWhen, isoInZone, nextDayKeyAt, safeLocale, safeZone, splitByNow,
+  dayKeyOf, eventDayKey, eventSpan, formatDay, formatLongWhen, isoInZone, nextDayKeyAt, safeLocale, safeZone, splitByNow, splitPositions,
 } from './format.js';
 import { eventJsonLd } from './jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, siteLinkViews, subscribeLinks, type SubscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
-import { allDays, groupByDay, item, SEGMENT } from './days.js';
+import { allDays, arraySource, groupPositions, item, SEGMENT, type EventSource } from './days.js';
 import { eventCategoryLinks } from './category.js';
 import { searchView } from './search.js';
 
-export { allDays, type DayList, type DayView, type EventItemView } from './days.js';
+export { allDays, type DayList, type DayView, type EventItemView, type EventSource } from './days.js';
 
 /** Items the iframe widget lists before pointing to the calendar page. */
 export const WIDGET_LIMIT = 20;
@@ -134,18 +134,38 @@ export function upcomingCounts(ctx: RenderContext, model: SiteModel, site: SiteC
   return new Map(model.calendars.map((cal) => [cal.id, upcomingCount(ctx, cal, model.events.get(cal.id) ?? [], site)]));
 }
 
-/** View of index.html. */
+/** splitPositions of a source's events, and what the counts and day lists need of each (by position), read once in order. */
+function splitSource(ctx: RenderContext, source: EventSource, zone: string, site: SiteContext) {
+  const cancelled: boolean[] = [];
+  const days: string[] = [];
+  const noted = function* (): Generator<ListEvent> {
+    for (const e of source) {
+      cancelled.push(isCancelled(e));
+      days.push(eventDayKey(ctx, e.when, zone));
+      yield e;
+    }
+  };
+  return { ...splitPositions(ctx, noted(), zone, site.clock), cancelled, days };
+}
+
 /** Views of a calendar's index.html, past.html and widget.html. */
 export function calendarViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext, text: PageText) {
   const views = calendarDayViews(ctx, cal, events, site, text);
   return { ...views, index: { ...views.index, days: allDays(views.index.days) }, past: { ...views.past, days: allDays(views.past.days) } };
 }
 
-/** calendarViews, with the days of the index and past pages as DayLists (made a part at a time). */
-export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext, text: PageText) {
+/**
+ * calendarViews, with the days of the index and past pages as DayLists (made a part at a time).
+ * The events are read once in order here and again a part at a time as the day lists are made,
+ * so a source that reads them when asked (the spool) never has them all in memory.
+ */
+export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[] | EventSource, site: SiteContext, text: PageText) {
   const c = scope(ctx, site, text);
   const zone = zoneOf(ctx, cal, site);
-  const { upcoming, past } = splitEvents(ctx, cal, events, site);
+  const source = 'read' in events ? events : arraySource(events);
+  const { upcoming, past, cancelled, days } = splitSource(ctx, source, zone, site);
+  const dayList = (order: number[], file: string, today: string | null) =>
+    groupPositions(c, days, today, (at) => source.read(at).map((e) => item(c, cal, e, zone, file, today)), order);
   const indexFile = paths.calendar(cal.slug, 'index.html');
   const pastFile = paths.calendar(cal.slug, 'past.html');
   const widgetFile = paths.calendar(cal.slug, 'widget.html');
@@ -165,7 +185,7 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
     origin: new URL(site.siteUrl).origin,
   };
   const back = [{ label: cal.title, href: relHref(pastFile, indexFile) }];
-  const upcomingCount = upcoming.filter((e) => !isCancelled(e)).length;
+  const upcomingCount = upcoming.filter((i) => !cancelled[i]).length;
   return {
     index: {
       page: page(c, indexFile, cal.title, subscribe, cal.title, [], summary(ctx, cal.description)),
@@ -173,7 +193,7 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
       subscribe,
       copyId: 'calfeed-url',
       embed,
-      days: groupByDay(c, cal, upcoming, zone, indexFile, pageToday(ctx, cal, site)),
+      days: dayList(upcoming, indexFile, pageToday(ctx, cal, site)),
       upcomingCount,
       upcomingOne: upcomingCount === 1,
       pastHref: relHref(indexFile, pastFile),
@@ -183,13 +203,13 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
     past: {
       page: page(c, pastFile, text.t('past.title', { title: cal.title }), subscribe, cal.title, back),
       calendar,
-      days: groupByDay(c, cal, past, zone, pastFile, null),
+      days: dayList(past, pastFile, null),
       upcomingHref: relHref(pastFile, indexFile),
     },
     widget: {
       page: page(c, widgetFile, cal.title, subscribe, cal.title, []),
       calendar,
-      events: upcoming.slice(0, WIDGET_LIMIT).map((e) => ({
+      events: source.read(upcoming.slice(0, WIDGET_LIMIT)).map((e) => ({
         ...item(c, cal, e, zone, widgetFile, null),
         day: formatDay(ctx, eventDayKey(ctx, e.when, zone), c.locale),
       })),

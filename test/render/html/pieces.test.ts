@@ -39,4 +39,36 @@ describe('calendar pages in pieces', () => {
     );
   });
 
+  // A calendar of 100,000 events held every ListEvent while its pages were written; its pages now
+  // read them from the spool a part at a time.
+  it('from a source read when asked: the same bytes, each day list part read as it is rendered, never the list whole', async () => {
+    const templates = await loadTemplates();
+    await fc.assert(
+      fc.asyncProperty(eventsArb, fc.integer({ min: 1, max: 8 }), async (specs, size) => {
+        const list = events(specs);
+        const text = templates.catalogs.pick([site.locale]);
+        const reads: number[] = [];
+        const source = { length: list.length, read: (at: readonly number[]) => (reads.push(at.length), at.map((i) => list[i]!)), [Symbol.iterator]: () => list[Symbol.iterator]() };
+        const fromSource = calendarDayViews(ctx, cal, source, site, text);
+        const inMemory = calendarDayViews(ctx, cal, list, site, text);
+        expect(fromSource.widget).toEqual(inMemory.widget);
+        expect(reads).toEqual([Math.min(20, list.length - fromSource.index.pastCount)]);
+        const pages = ['calendar', 'past'] as const;
+        for (const [name, view, other] of [[pages[0], fromSource.index, inMemory.index], [pages[1], fromSource.past, inMemory.past]] as const) {
+          reads.length = 0;
+          const pieces: string[] = [];
+          const before: number[] = [];
+          for (const piece of templates.renderDays(name, view, view.days, size, text)) {
+            pieces.push(piece);
+            before.push(reads.length);
+          }
+          expect(pieces.join('')).toBe([...templates.renderDays(name, other, other.days, size, text)].join(''));
+          // One read per piece of the list (not before it is rendered), each of whole days.
+          expect(reads.length).toBe(Math.max(0, pieces.length - 2));
+          expect(before).toEqual(pieces.map((_, i) => Math.max(0, Math.min(i, pieces.length - 2))));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
 });
