@@ -148,7 +148,7 @@ async function renderCategory(input: CategoryInput, category: Category, refs: re
   let newest = 0;
   for (const r of refs) newest = Math.max(newest, r.stamp);
   const file = (name: CategoryFile): string => paths.category(category.slug, name);
-  const key = categoryFilesKey({ environment: input.environment, calendars: input.calendarsJson, category, refs, ics, record: (ref) => spool.record(ref) });
+  const key = categoryFilesKey({ environment: input.environment, calendars: input.calendarsJson, category, refs, ics, record: (ref) => spool.recordView(ref) });
   const until = await input.calendarFiles.write(`category ${category.key}`, key, CATEGORY_FILES.map(file), async () => {
     await staging.writeChunks(file('calendar.ics'), icsChunks(icsHeader(ctx, category, calendars, site), ics, spool));
     const feeds = renderFeeds(ctx, category, calendars, spool.events(items), newest, site, html.text(site));

@@ -80,7 +80,7 @@ export interface CalendarKeyInput {
   refs: Iterable<EventRef>;
   /** Its calendar.ics entries, in file order (in the iCalendar window at site.now). */
   ics: readonly IcsEntryKey[];
-  /** A ref's spooled bytes (EventSpool.record). */
+  /** A ref's spooled bytes (EventSpool.recordView), hashed at once. */
   record: (ref: EventRef) => Buffer;
 }
 

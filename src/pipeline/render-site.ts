@@ -142,7 +142,7 @@ export class SiteRenderer {
     this.counts.set(cal.id, order.length);
     this.upcoming.set(cal.id, upcomingOfRefs(refs, site));
     const ics = icsEntries(this.input.ctx, refs, gone, cal.timeZone, site);
-    const record = (ref: EventRef): Buffer => this.input.spool.record(ref);
+    const record = (ref: EventRef): Buffer => this.input.spool.recordView(ref);
     const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record });
     // A calendar's first feedLimit upcoming events are its feeds' items (selectFeedEvents: compareRefs
     // orders refs as sortByStart orders events), and the first feedLimit of those together are the
@@ -227,7 +227,7 @@ export class SiteRenderer {
     const { newest } = this;
     const selected = this.soonest.slice(0, Math.max(0, this.input.site.feedLimit));
     const files = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
-    const key = combinedFeedsKey(this.environment, this.calendarsJson, selected, newest, (ref) => spool.record(ref));
+    const key = combinedFeedsKey(this.environment, this.calendarsJson, selected, newest, (ref) => spool.recordView(ref));
     const until = await calendarFiles.write('combined feeds', key, files, async () => {
       const site = ownClock(this.input.site);
       const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, site, this.input.html.text(site));
@@ -244,7 +244,7 @@ export class SiteRenderer {
     const { ctx, calendars, html, spool, calendarFiles } = this.input;
     const shown = this.soonest.slice(0, HOME_CANDIDATES);
     const upcoming = calendars.map((c) => this.upcoming.get(c.id) ?? 0);
-    const key = indexKey(this.environment, this.calendarsJson, upcoming, categories, shown, (ref) => spool.record(ref));
+    const key = indexKey(this.environment, this.calendarsJson, upcoming, categories, shown, (ref) => spool.recordView(ref));
     const until = await calendarFiles.write('index', key, [paths.site('index.html')], async () => {
       const site = ownClock(this.input.site);
       await this.staging.write(paths.site('index.html'), html.index(ctx, calendars, this.upcoming, spool.events(shown), categories, site));

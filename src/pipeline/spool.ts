@@ -13,7 +13,7 @@
 
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { AppendFile, readAt } from '../append-file.js';
+import { AppendFile, readAt, scratch } from '../append-file.js';
 import type { FeedEvent } from '../model.js';
 
 /** What stays in memory of a spooled event. */
@@ -115,7 +115,7 @@ export function spans(refs: readonly EventRef[]): Float64Array {
 export function readSpans<T>(fd: number, pairs: Float64Array, take: (event: FeedEvent) => T): T[] {
   const events: T[] = [];
   for (let i = 0; i < pairs.length; i += 2) {
-    const bytes = readAt(fd, pairs[i]!, pairs[i + 1]!);
+    const bytes = readAt(fd, pairs[i]!, pairs[i + 1]!, scratch(pairs[i + 1]!));
     if (!bytes) throw new Error('internal: the event spool ended early');
     events.push(take(JSON.parse(bytes.toString('utf8')) as FeedEvent));
   }
@@ -124,7 +124,7 @@ export function readSpans<T>(fd: number, pairs: Float64Array, take: (event: Feed
 
 /** Where a spool's bytes are: the file a build appends to, or one a build left in the cache folder. */
 interface SpoolData {
-  read(at: number, length: number): Buffer;
+  read(at: number, length: number, into?: Buffer): Buffer;
   dispose(): void;
 }
 
@@ -213,12 +213,18 @@ export class EventSpool {
 
   /** The event of a ref as spooled: JSON.stringify(event). */
   json(ref: Pick<EventRef, 'at' | 'jsonBytes'>): string {
-    return this.data.read(ref.at, ref.jsonBytes).toString('utf8');
+    return this.data.read(ref.at, ref.jsonBytes, scratch(ref.jsonBytes)).toString('utf8');
   }
 
   /** Everything spooled for a ref, as stored: its JSON, then its VEVENT text (UTF-8). */
   record(ref: EventRef): Buffer {
     return this.data.read(ref.at, ref.jsonBytes + ref.veventBytes);
+  }
+
+  /** record(), in this thread's scratch(): for bytes used at once (hashed), before the next read. */
+  recordView(ref: EventRef): Buffer {
+    const length = ref.jsonBytes + ref.veventBytes;
+    return this.data.read(ref.at, length, scratch(length));
   }
 
   /** The VEVENT text of a ref, as UTF-8 bytes. */
@@ -240,9 +246,9 @@ class ReadOnlyFile implements SpoolData {
     this.fd = openSync(file, 'r');
   }
 
-  read(at: number, length: number): Buffer {
+  read(at: number, length: number, into?: Buffer): Buffer {
     if (this.fd === undefined) throw new Error(`internal: ${this.file} was already closed`);
-    const bytes = readAt(this.fd, at, length);
+    const bytes = readAt(this.fd, at, length, into);
     if (!bytes) throw new Error(`${this.file} ended early: it is not the file its index describes`);
     return bytes;
   }

@@ -49,6 +49,27 @@ describe('EventSpool', () => {
     spool.dispose();
   });
 
+  // Keys hashed 100,000 records each read into a new buffer, and left malloc's heap 30 MB bigger
+  // for the rest of the build; they are read into one buffer now, which grows as needed.
+  it('recordView and json read into a reused buffer: the same bytes as record(), small and large, appending and reopened', async () => {
+    const spool = EventSpool.create(dir);
+    const sizes = [10, 70_000, 5, 200_000, 3];
+    const refs = sizes.map((n, i) => spool.add(sampleEvent({ id: `e${i}`, slug: `e${i}`, title: 'é'.repeat(n) }), { vevent: `V${'🌳'.repeat(n)}`, record: '{}' }, facts(i, i + 1, i)));
+    const read = (from: EventSpool) =>
+      refs.map((ref, i) => {
+        const copy = Buffer.from(from.recordView(ref));
+        // equals(): toEqual compares a megabyte a byte at a time, for seconds.
+        expect(copy.equals(from.record(ref))).toBe(true);
+        expect(from.json(ref)).toBe(JSON.stringify(sampleEvent({ id: `e${i}`, slug: `e${i}`, title: 'é'.repeat(sizes[i]!) })));
+        return copy;
+      });
+    const appending = read(spool);
+    spool.persist(path.join(dir, 'kept'));
+    const reopened = EventSpool.open(path.join(dir, 'kept'));
+    expect(read(reopened).map((bytes, i) => bytes.equals(appending[i]!))).toEqual(sizes.map(() => true));
+    reopened.dispose();
+  });
+
   it('reads back events still waiting in its write buffer', () => {
     const spool = EventSpool.create(dir);
     const ref = spool.add(sampleEvent(), { vevent: 'V', record: '{}' }, facts(1, 2, 3));
