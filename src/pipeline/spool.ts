@@ -227,9 +227,12 @@ export class EventSpool {
     return this.data.read(ref.at, length, scratch(length));
   }
 
-  /** The VEVENT text of a ref, as UTF-8 bytes. */
+  /**
+   * The VEVENT text of a ref, as UTF-8 bytes, in this thread's scratch(): valid until its next
+   * read (a calendar.ics's chunks are each written before the next is made).
+   */
   vevent(ref: Pick<EventRef, 'at' | 'jsonBytes' | 'veventBytes'>): Buffer {
-    return this.data.read(ref.at + ref.jsonBytes, ref.veventBytes);
+    return this.data.read(ref.at + ref.jsonBytes, ref.veventBytes, scratch(ref.veventBytes));
   }
 
   /** Close the file (idempotent); one this build appended to is deleted too, unless persisted. */

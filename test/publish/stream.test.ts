@@ -71,6 +71,23 @@ describe('writeChunks', () => {
     await discard(staging);
   });
 
+  // A calendar.ics's VEVENTs are read into one reused buffer (a new one for each of 100,000 events
+  // left malloc's heap 20 MB bigger): each chunk must be written, or copied, before the next is made.
+  it('writes exactly the bytes of chunks that reuse one buffer, smaller and larger than a block, checked as iCalendar', async () => {
+    const staging = await createStaging(path.join(await tempDir(), 'out'));
+    const texts = [10, 70_000, 3, 200_000, 65_536, 1].map((n, i) => vevent(i).replace('SUMMARY:', `SUMMARY:${'ė'.repeat(n)}`));
+    const reused = Buffer.alloc(1 << 20);
+    function* chunks(): Generator<string | Buffer> {
+      yield 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\n';
+      for (const text of texts) yield reused.subarray(0, reused.write(text, 'utf8'));
+      yield 'END:VCALENDAR\r\n';
+    }
+    await staging.writeChunks('calendar.ics', chunks());
+    const written = await readFile(path.join(staging.dir, 'calendar.ics'), 'utf8');
+    expect(written).toBe('BEGIN:VCALENDAR\r\nVERSION:2.0\r\n' + texts.join('') + 'END:VCALENDAR\r\n');
+    await discard(staging);
+  });
+
   it('takes async iterables, and stages nothing the chunks did not produce', async () => {
     const staging = await createStaging(path.join(await tempDir(), 'out'));
     await staging.writeChunks(
