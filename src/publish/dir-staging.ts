@@ -83,18 +83,6 @@ export class DirStaging implements Staging {
     await this.stream(relPath, folder, chunks, Symbol.asyncIterator in chunks);
   }
 
-  async keepPublished(skip: (relPath: string) => boolean, sizesChecked = false): Promise<number> {
-    const index = this.index ?? (await this.publishedIndex());
-    if (index === 'unknown' || this.indexManifest === undefined) throw new CalfeedError('BUILD', `Cannot keep the files of ${this.outDir}: it has no readable ${paths.manifest()}.`);
-    let kept = 0;
-    for (const relPath of index.keys()) {
-      if (this.staged.claimed(relPath) || skip(relPath)) continue;
-      await this.keepListed(relPath, sizesChecked);
-      kept++;
-    }
-    return kept;
-  }
-
   keep(relPath: string): Promise<void> {
     return this.keepListed(relPath, this.checkedPublished.delete(relPath));
   }
