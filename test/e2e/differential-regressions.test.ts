@@ -62,7 +62,7 @@ describe('incremental = cold: regressions', () => {
         { mutations: [], advance: 0, checkUnchanged: false },
         // b's list changes; a's is a 304 with every event's details fresh (taken whole).
         { mutations: [{ kind: 'editEvent', cal: 1, at: 2, patch: { title: 'Changed' } }], advance: 10, checkUnchanged: true },
-        // Only "now" moves: everything is rendered from the last build's events.
+        // Only "now" moves: every event is taken from the last build's row.
         { mutations: [], advance: 1440 * 2, checkUnchanged: false },
         // Details past --details-max-age (24h) are asked for again, one by one.
         { mutations: [{ kind: 'editEvent', cal: 1, at: 0, patch: { title: 'Changed again' } }], advance: 1440 * 2, checkUnchanged: false },
