@@ -84,7 +84,7 @@ export class DirStaging implements Staging {
   }
 
   keep(relPath: string): Promise<void> {
-    return this.keepListed(relPath, this.checkedPublished.delete(relPath));
+    return this.keepListed(relPath, this.publishedRead.foundAsListed || this.checkedPublished.delete(relPath));
   }
 
   files(): FileTable {
@@ -111,6 +111,7 @@ export class DirStaging implements Staging {
     if (index === 'unknown') return false;
     const size = index.sizeOf(relPath);
     if (size === undefined || (sha256 !== undefined && !index.matches(relPath, size, sha256))) return false;
+    if (this.publishedRead.foundAsListed) return true;
     if (publishedSize(path.join(this.outDir, relPath)) !== size) return false;
     this.checkedPublished.add(relPath);
     return true;
