@@ -114,4 +114,20 @@ describe('incremental = cold: regressions', () => {
       ],
     });
   });
+
+  it('a paging warning is given by every build that reads the list, fetched or taken unchanged, as a cold build gives it', async () => {
+    await runHistory({
+      calendars: [
+        { id: 'loop', title: 'Looping pages', validators: 'etag', pageSize: -2, events: [event('1'), event('2'), event('3')], brokenDetails: [], details: 'full' },
+        { id: 'b', title: 'Busy', validators: 'etag', pageSize: 0, events: [event('4')], brokenDetails: [], details: 'full' },
+      ],
+      steps: [
+        { mutations: [], advance: 0, checkUnchanged: false },
+        // Another calendar changes: the looping list is a 304.
+        { mutations: [{ kind: 'editEvent', cal: 1, at: 0, patch: { title: 'Changed' } }], advance: 10, checkUnchanged: true },
+        // Only "now" moves.
+        { mutations: [], advance: 1440 * 2, checkUnchanged: false },
+      ],
+    });
+  });
 });
