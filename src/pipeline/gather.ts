@@ -87,7 +87,7 @@ export async function crawlPortal(c: CrawlRun): Promise<Gathered> {
       calendarSegments: c.calendarSegments,
     },
     Object.assign(collector, {
-      onProgress: (p: CrawlProgress) => log.progress(formatProgress(p, performance.now() - c.started, log.interactive)),
+      onProgress: (p: CrawlProgress) => log.progress(() => formatProgress(p, performance.now() - c.started, log.interactive)),
     }),
   );
   signal?.throwIfAborted();
