@@ -11,8 +11,11 @@ export interface Logger {
   error(message: string): void;
   /** calfeed's own workings (state files and what was wrong with them): only with --verbose. */
   debug(message: string): void;
-  /** Transient progress line; only on a terminal, overwritten in place. */
-  progress(message: string): void;
+  /**
+   * Transient progress line; only on a terminal, overwritten in place. A function is called only
+   * when a line is shown (a few times a second at most), not at every step it is given for.
+   */
+  progress(message: string | (() => string)): void;
   /** Warnings so far, for the summary. */
   readonly warnings: string[];
   /** Whether progress goes to a terminal (a live bar) rather than a log file. */
@@ -78,11 +81,12 @@ export function createLogger(options: LoggerOptions): Logger {
       const now = Date.now();
       if (now - lastProgress < progressEveryMs) return;
       lastProgress = now;
+      const text = typeof m === 'function' ? m() : m;
       if (tty) {
-        options.stream.write('\r\x1b[K' + printable(m, options.secrets));
+        options.stream.write('\r\x1b[K' + printable(text, options.secrets));
         progressShown = true;
       } else {
-        write(m);
+        write(text);
       }
     },
   };

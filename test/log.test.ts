@@ -75,6 +75,21 @@ describe('logger', () => {
     expect(s.text).toBe('\r\x1b[Khalf\r\x1b[Kdone\n');
   });
 
+  it('makes a progress line given as a function only when it shows one', () => {
+    let made = 0;
+    const line = (): string => `step ${++made}`;
+    const quiet = createLogger({ stream: sink(true), quiet: true, secrets: [] });
+    quiet.progress(line);
+    expect(made).toBe(0);
+    const s = sink(true);
+    const log = createLogger({ stream: s, quiet: false, secrets: [] });
+    // A terminal shows a line every 100 ms at most: the second, right after the first, is not made.
+    log.progress(line);
+    log.progress(line);
+    expect(made).toBe(1);
+    expect(s.text).toBe('\r\x1b[Kstep 1');
+  });
+
   it('prints debug lines only with verbose, and not when quiet', () => {
     const lines = (verbose: boolean, quiet: boolean): string => {
       const s = sink();

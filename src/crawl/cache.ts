@@ -23,6 +23,8 @@ export interface DocEntry {
   /** sha256 (hex) of the mirror file's bytes (for one page: the body itself). */
   sha256: string;
   pages: PageEntry[];
+  /** What paging a list warned about: given again by a build that takes the list as published. */
+  warnings?: string[];
 }
 
 export interface EventEntry {
@@ -284,7 +286,9 @@ function addDoc(tables: Tables, key: string, value: unknown): boolean {
       (p['lastModified'] === undefined || typeof p['lastModified'] === 'string'),
   );
   if (pages.length !== value['pages'].length || pages.length === 0) return false;
-  tables.setDoc(key, { sha256: value['sha256'], pages });
+  const warnings = value['warnings'];
+  if (warnings !== undefined && !(Array.isArray(warnings) && warnings.every((w) => typeof w === 'string'))) return false;
+  tables.setDoc(key, warnings === undefined ? { sha256: value['sha256'], pages } : { sha256: value['sha256'], pages, warnings });
   return true;
 }
 

@@ -31,7 +31,7 @@ export interface CrawlOptions {
   /** Calendar id -> the folder it was published in (history), so that folders never move. */
   calendarSegments?: ReadonlyMap<string, string>;
   /** What probeLists found before the crawl (those requests are not made again). */
-  probe?: Pick<ProbeResult, 'confirmed' | 'firstPages'>;
+  probe?: Pick<ProbeResult, 'confirmed' | 'firstPages' | 'failing'>;
 }
 
 export interface CrawlSink {
@@ -136,6 +136,8 @@ class Crawler {
   // A details body goes on to the sink while its connection takes the next request: the network
   // sets the pace, not the time the sink takes (normalize, render, write), up to this many bodies.
   private readonly handoff: Handoff;
+  // Details the up-to-date check found still failing moments ago: the same failure, not asked again.
+  private readonly failing: ReadonlyMap<string, string>;
 
   constructor(
     private readonly client: PortalClient,
@@ -157,6 +159,7 @@ class Crawler {
         sink.onWarning?.(message);
       },
     };
+    this.failing = new Map((opts.probe?.failing ?? []).map((f) => [failingKey(f.calendarId, f.eventId), f.message]));
     this.queue = new WorkQueue(client.concurrency, () => this.stop.abort());
     this.handoff = new Handoff(Math.max(16, client.concurrency * 4), (error) => this.queue.fail(error));
   }
@@ -265,20 +268,25 @@ class Crawler {
   private async details(calendar: CalendarRef, eventId: string, event: ListedEvent, reuse: Exclude<Reuse, 'row'>, group: TaskGroup): Promise<void> {
     const { report, sink } = this;
     const { mirrorPath, stored, known } = this.facts(calendar, eventId, event);
+    const failing = this.failing.get(failingKey(calendar.id, eventId));
+    if (failing !== undefined) return this.failed(calendar, eventId, new Error(failing), group);
     let doc: Awaited<ReturnType<typeof fetchDetails>>;
     try {
       doc = await fetchDetails(this.ctx, { calendarId: calendar.id, eventId, mirrorPath, stored, known, reuse });
     } catch (error) {
       if (isFatal(error)) throw error;
-      const failure = error as CalfeedError;
-      report.detailsFailed.push({ calendarId: calendar.id, eventId, message: failure.message });
-      await this.deliver(() => sink.onDetailsFailed(calendar.id, eventId, failure), group);
-      return;
+      return this.failed(calendar, eventId, error as CalfeedError, group);
     }
     if (doc.source === 'fetched') report.detailsFetched++;
     else if (doc.source === 'not-modified') report.detailsNotModified++;
     else report.detailsReused++;
     await this.deliver(() => sink.onDetails(calendar.id, eventId, doc), group);
+  }
+
+  // An event whose details could not be read: reported, and published from its list entry.
+  private async failed(calendar: CalendarRef, eventId: string, failure: Error, group: TaskGroup): Promise<void> {
+    this.report.detailsFailed.push({ calendarId: calendar.id, eventId, message: failure.message });
+    await this.deliver(() => this.sink.onDetailsFailed(calendar.id, eventId, failure), group);
   }
 
   // One event to the sink, counted (and settled in its calendar's group) once the sink has it.
@@ -291,6 +299,8 @@ class Crawler {
     });
   }
 }
+
+const failingKey = (calendarId: string, eventId: string): string => `${calendarId}\n${eventId}`;
 
 function count(report: CrawlReport, doc: ListDoc, mirrorPath: string): void {
   report.pages += doc.pages;

@@ -88,12 +88,18 @@ async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc
   const { entries, path } = listIn(list, ctx, req, ctx.client.urlFor(previous.pages[0]!.url));
   // An unchanged list is held to today's limit too (it may have been lowered since the last build).
   if (entries.length > req.maxItems) throw tooMany(ctx, req);
+  for (const warning of previous.warnings ?? []) ctx.warn(warning);
   ctx.cache.recordDoc(req.mirrorPath, previous);
   return { doc: { bytes: published, entries, listPath: path, pages: previous.pages.length, source: 'not-modified', entry: previous } };
 }
 
 async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fetched | undefined): Promise<ListDoc> {
   const pages: PageEntry[] = [];
+  const warnings: string[] = [];
+  const warn = (message: string): void => {
+    warnings.push(message);
+    ctx.warn(message);
+  };
   const seen = new Set<string>();
   let entries = ListEntries.of([]);
   let first: { list: JsonList; body: Buffer; path: string[] } | undefined;
@@ -108,7 +114,7 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
     const hash = sha256(result.body);
     // A portal that ignores the page parameter serves page 1 again: stop before its items count twice.
     if (pages.some((p) => p.sha256 === hash)) {
-      ctx.warn(`${requestLabel(url)}: this page repeats an earlier one; stopping paging here (check the paging settings).`);
+      warn(`${requestLabel(url)}: this page repeats an earlier one; stopping paging here (check the paging settings).`);
       break;
     }
     const found = listIn(result.list, ctx, req, url);
@@ -119,7 +125,7 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
     const next = nextPageUrl({ json: result.list.shape, link: result.link, url, itemCount: found.entries.length }, ctx.paging);
     url = next === undefined ? undefined : ctx.client.urlFor(new URL(next, result.url).href);
     if (url !== undefined && seen.has(url)) {
-      ctx.warn(`${requestLabel(url)}: the next-page link points to a page already fetched; stopping paging here.`);
+      warn(`${requestLabel(url)}: the next-page link points to a page already fetched; stopping paging here.`);
       url = undefined;
     }
     if (url !== undefined && pages.length >= ctx.paging.maxPages) {
@@ -131,7 +137,7 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
   }
   if (!first) throw new Error('internal: a list fetch ended without a page');
   const bytes = pages.length === 1 ? first.body : mergedBytes(first.list, first.path, entries);
-  const entry = { sha256: sha256(bytes), pages };
+  const entry: DocEntry = warnings.length === 0 ? { sha256: sha256(bytes), pages } : { sha256: sha256(bytes), pages, warnings };
   ctx.cache.recordDoc(req.mirrorPath, entry);
   return { bytes, entries, listPath: first.path, pages: pages.length, source: 'fetched', entry };
 }

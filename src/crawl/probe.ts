@@ -24,6 +24,8 @@ export interface ProbeResult {
   confirmed: Map<string, string>;
   /** First pages fetched and found changed: mirror path -> the response (the crawl starts from it). */
   firstPages: Map<string, FetchResult & { list: JsonList | undefined }>;
+  /** Details the last build could not read, found still failing moments ago (probeFailedDetails): not asked for again. */
+  failing?: DetailsFailure[];
 }
 
 /**

@@ -1,8 +1,7 @@
-// The pipeline, start to finish: plan -> gather (crawl, or the last build's events) -> render ->
-// build store -> publish -> record. Everything is staged beside --out and published in one step at
-// the end, so whatever fails on the way, --out stays exactly as it was. The plan (plan.ts) may end
-// the build early, when nothing changed, or replace the crawl with the events the last build saved
-// (the build store), when only "now" moved.
+// The pipeline, start to finish: plan -> gather (the crawl, taking what stands from the build store)
+// -> render -> build store -> publish -> record. Everything is staged beside --out and published in
+// one step at the end, so whatever fails on the way, --out stays exactly as it was. The plan
+// (plan.ts) may end the build early, when nothing changed.
 
 import type { LoadedConfig } from '../config/load.js';
 import type { DetailsFailure } from '../crawl/index.js';
@@ -73,7 +72,6 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     // the next build trusts less of it), and nothing may turn this build into a failure.
     await saveState(run, outDir, site.takePrepared(), (manifest) => site.record(gathered, rendered, published, manifest, dataWarningsFrom));
     for (const warning of rendered.warnings) log.warn(warning);
-    if (plan.fromStore) log.info(`Rendered from the last build's events (nothing changed at the portal); ${rendered.keptFromLastBuild} files kept as they were.`);
     return site.summary(source, client, gathered, rendered, published, performance.now() - started);
   } catch (error) {
     await build?.release();

@@ -1,6 +1,6 @@
-// Where a build's events come from: a crawl of the portal (each event normalized, joined with its
-// history, its files written and spooled as it arrives), or, when only "now" moved since the last
-// build, the last build's events as the build store saved them.
+// Where a build's events come from: a crawl of the portal, each event taken from the last build's
+// row where it stands, else normalized, joined with its history, its files written and spooled as
+// it arrives.
 
 import type { Calendar } from '../model.js';
 import { crawl, type CrawlCache, type CrawlProgress, type CrawlReport, type DetailsFailure, type ListRecord, type ProbeResult } from '../crawl/index.js';
@@ -10,7 +10,6 @@ import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
 import type { CalendarNotes, SavedEvents } from '../state/build-store.js';
 import type { HistoryTracker } from '../state/history.js';
-import type { LastBuild } from '../state/last-build.js';
 import type { SiteContext } from '../model.js';
 import type { BuildRun } from './build.js';
 import { Collector } from './collect.js';
@@ -88,7 +87,7 @@ export async function crawlPortal(c: CrawlRun): Promise<Gathered> {
       calendarSegments: c.calendarSegments,
     },
     Object.assign(collector, {
-      onProgress: (p: CrawlProgress) => log.progress(formatProgress(p, performance.now() - c.started, log.interactive)),
+      onProgress: (p: CrawlProgress) => log.progress(() => formatProgress(p, performance.now() - c.started, log.interactive)),
     }),
   );
   signal?.throwIfAborted();
@@ -111,23 +110,6 @@ export async function crawlPortal(c: CrawlRun): Promise<Gathered> {
     wholeCalendars: collector.wholeCalendars,
     notes: collector.notes(),
     unreadable: collector.unreadable.length,
-  };
-}
-
-/** The last build's events, from the build store: the portal answered that none of its lists changed. */
-export function fromSavedSpool(saved: SavedEvents, last: LastBuild, failures: DetailsFailure[], tracker: HistoryTracker): Gathered {
-  for (const refs of saved.events.values()) for (const ref of refs) tracker.markSeen(ref.calendarId, ref.id);
-  const events = last.counts.events;
-  return {
-    calendars: saved.calendars,
-    events: saved.events,
-    report: unchangedReport(saved.calendars.length, events, last.lists, failures),
-    lists: last.lists,
-    detailsDueAt: last.detailsDueAt ?? Infinity,
-    reusedEvents: events,
-    wholeCalendars: saved.calendars.length,
-    notes: saved.notes,
-    unreadable: [...saved.notes.values()].reduce((n, notes) => n + notes.unreadable.length, 0),
   };
 }
 

@@ -1,12 +1,12 @@
 // What a build does, decided before it reads a list or renders a page: nothing (--out is up to
-// date), render from the last build's events (only "now" moved since), or crawl the portal (taking
-// what still stands from the build store).
+// date), or crawl the portal, taking what still stands from the build store (when only "now" moved
+// since the last build, every event does).
 
 import type { DetailsFailure, ProbeResult } from '../crawl/index.js';
 import type { PortalClient } from '../http/index.js';
 import { PublishedManifest } from '../publish/index.js';
 import { loadHtmlRenderer, type HtmlRenderer } from '../render/html/index.js';
-import { BuildStore, type SavedEvents, type StoreSections } from '../state/build-store.js';
+import { BuildStore, type StoreSections } from '../state/build-store.js';
 import type { LastBuild } from '../state/last-build.js';
 import type { BuildRun } from './build.js';
 import type { PortalSource } from './source.js';
@@ -34,8 +34,8 @@ export interface RenderPlan {
   probe: ProbeResult | undefined;
   /** What the store holds besides its record; its saved events only when its record vouches for --out. */
   sections: StoreSections;
-  /** Set when only "now" moved since the last build and its events are in the store: render from them, no crawl. */
-  fromStore?: { saved: SavedEvents; last: LastBuild; failures: DetailsFailure[] };
+  /** Only "now" moved since the last build: every event stands as it was, few pages to render. */
+  timeMoved: boolean;
 }
 
 export interface PlanInput {
@@ -67,10 +67,5 @@ export async function planBuild({ run, source, client, outDir }: PlanInput): Pro
   // or another portal explains a slower, fuller build.
   if (storeNote && store.missing) log.debug(`build store: ${storeNote}`);
   else if (storeNote) log.info(`build store: ${storeNote}`);
-  const plan: RenderPlan = { upToDate: false, html, inputs, portal, store, published, probe: check.probe, sections };
-  if (check.timeMoved) {
-    if (sections.saved) plan.fromStore = { saved: sections.saved, last: check.timeMoved, failures: check.failures ?? [] };
-    else log.debug('the last build left no usable events in the build store: reading them all again');
-  }
-  return plan;
+  return { upToDate: false, html, inputs, portal, store, published, probe: check.probe, sections, timeMoved: check.timeMoved === true && sections.saved !== undefined };
 }

@@ -1,14 +1,13 @@
 // One build past its plan (plan.ts): staging beside --out, the renderers, and each step of the
 // build as a method, in the order build.ts calls them; what a failed build holds is let go by release().
 
-import type { Calendar, FeedEvent, SiteContext } from '../model.js';
+import type { Calendar, SiteContext } from '../model.js';
 import type { CrawlCache } from '../crawl/index.js';
 import { CalfeedError } from '../errors.js';
 import type { PortalClient } from '../http/index.js';
-import { paths } from '../paths.js';
-import { createStaging, discard, isSiteMeta, publish, shrinkReason, writeSearchIndexes, writeSiteMeta, type PublishResult, type Staging } from '../publish/index.js';
+import { createStaging, discard, publish, shrinkReason, writeSearchIndexes, writeSiteMeta, type PublishResult, type Staging } from '../publish/index.js';
 import { createRenderContext } from '../render/context.js';
-import { headerLine, prepareStore, storeTail, type PreparedStore, type SavedEvents } from '../state/build-store.js';
+import { headerLine, prepareStore, storeTail, type PreparedStore } from '../state/build-store.js';
 import { settleCalendars, type CalendarRecord } from '../state/calendars.js';
 import { HistoryTracker } from '../state/history.js';
 import { MAX_RECORDED_WARNINGS, type LastBuild } from '../state/last-build.js';
@@ -16,11 +15,11 @@ import { VERSION } from '../version.js';
 import type { BuildRun } from './build.js';
 import { CalendarFiles } from './calendar-files.js';
 import { EventFiles } from './event-files.js';
-import { crawlPortal, fromSavedSpool, recordsFailures, type Gathered, type SpooledRefs } from './gather.js';
+import { crawlPortal, recordsFailures, type Gathered, type SpooledRefs } from './gather.js';
 import { createPageRenderer, type PageRenderer } from './page-pool.js';
 import { siteWarnings } from './placeless.js';
 import type { RenderPlan } from './plan.js';
-import { CALENDAR_FILES, SiteRenderer } from './render-site.js';
+import { SiteRenderer } from './render-site.js';
 import { siteContext } from './site-context.js';
 import type { PortalSource } from './source.js';
 import { EventSpool } from './spool.js';
@@ -45,8 +44,6 @@ export interface Rendered {
   warnings: string[];
   /** Until when a rebuild from the same data would publish the same bytes and give the same warnings. */
   stableUntil: number;
-  /** Files of the last output kept as they were, when rendered from its events. */
-  keptFromLastBuild: number;
 }
 
 /** One build past its plan: the parts it renders with, each step a method, and what a failure lets go. */
@@ -86,22 +83,17 @@ export class SiteBuild {
     this.staging = staging;
     this.site = siteContext(config, timeZone, run.now);
     this.tracker = new HistoryTracker(plan.sections.history, run.now, config.keepRemovedDays * DAY_MS);
-    // From the store, only cancellations' pages can need rendering: not worth starting workers.
-    this.pages = createPageRenderer(this.ctx, plan.html, this.site, config.templates, plan.fromStore ? 0 : threadsOf(run).pages);
+    // When only time moved, every event's files are kept: few pages to render, not worth starting workers.
+    this.pages = createPageRenderer(this.ctx, plan.html, this.site, config.templates, plan.timeMoved ? 0 : threadsOf(run).pages);
     this.eventFiles = new EventFiles(this.ctx, staging, this.pages, plan.html.fingerprint, this.site, this.tracker);
     this.calendarFiles = new CalendarFiles(staging, plan.sections.rendered, run.now);
-    const by = plan.fromStore ? 'from the build store: few pages to render' : config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
+    const by = plan.timeMoved ? 'only time moved: few pages to render' : config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
     run.log.debug(`threads: ${this.pages.threads} rendering pages, ${staging.writerThread ? 'one' : 'none'} writing files (${by})`);
   }
 
-  /** The events to render: the last build's, or a crawl that writes each event's files as it goes. */
+  /** The events to render: a crawl that takes what still stands from the store and writes each other event's files as it goes. */
   async gather(client: PortalClient, started: number): Promise<Gathered> {
-    const { fromStore, sections } = this.plan;
-    if (fromStore) {
-      this.spool = fromStore.saved.spool;
-      for (const warning of fromStore.last.warnings) this.run.log.warn(warning);
-      return fromSavedSpool(fromStore.saved, fromStore.last, fromStore.failures, this.tracker);
-    }
+    const { sections } = this.plan;
     const staging = this.staging!;
     const cache = (this.cache = sections.crawl);
     cache.spillTo(staging.dir);
@@ -129,40 +121,31 @@ export class SiteBuild {
     // Calendars no longer listed keep their folders, their events cancelled, as removed events do.
     const calendarHistory = settleCalendars(this.plan.sections.history.calendars, calendars, now, config.keepRemovedDays * DAY_MS);
     const slugs = new Map([...calendarHistory.removed, ...calendars].map((c) => [c.id, c.slug]));
-    const { removed, stableUntil: tombstonesUntil, dropped } = this.tracker.finish((calendarId) => slugs.get(calendarId));
+    const { removed, stableUntil: tombstonesUntil } = this.tracker.finish((calendarId) => slugs.get(calendarId));
     const { counts, stableUntil: renderedUntil } = await this.renderer(calendars).finish(events, removed, calendarHistory.removed);
     const warned = siteWarnings(events, this.site);
-    // Rendered from the last build's events: every other file of its output stays as it is, but
-    // the pages of cancellations that expired now. (checkUpToDate found every file of --out with
-    // its size moments ago, under the lock.)
-    const saved = this.plan.fromStore?.saved;
-    const keptFromLastBuild = saved ? await this.staging!.keepPublished(expiredFiles(dropped, calendarHistory.dropped, saved), true) : 0;
     return {
       counts,
       events: [...events.values()].reduce((n, list) => n + list.length, 0),
       calendarRecords: calendarHistory.records,
       warnings: warned.warnings,
       stableUntil: Math.min(renderedUntil, tombstonesUntil, calendarHistory.stableUntil, warned.until),
-      keptFromLastBuild,
     };
   }
 
   /**
-   * The next build store, written beside the current one, made current only after the publish: from
-   * this build's spooled events with their history (which leave the staging folder before it is
-   * listed in the manifest and checked) or, rendered from the last store's events, from its rows.
+   * The next build store, written beside the current one, made current only after the publish: this
+   * build's spooled events with their history (which leave the staging folder before it is listed in
+   * the manifest and checked), then what the crawl recorded.
    */
   async prepareStore(gathered: Gathered, rendered: Rendered): Promise<void> {
-    const { sections, store } = this.plan;
     const spool = this.spool!;
-    // Read from to the end when it is this build's spool; else its events were copied already.
-    if (sections.saved && sections.saved.spool !== spool) sections.saved.spool.dispose();
-    const crawl = this.cache;
-    const rows = crawl ? { spool } : { from: store.file, upTo: sections.keepTo };
-    const notes = crawl ? gathered.notes : undefined;
-    const tail = storeTail({ crawl, notes, history: this.tracker.removed(), calendars: rendered.calendarRecords, rendered: this.calendarFiles.state() });
-    this.prepared = await prepareStore(this.run.loaded.config.cacheDir, rows, tail);
-    crawl?.dispose();
+    // The events the crawl took from the last store were copied into this build's spool already.
+    this.plan.sections.saved?.spool.dispose();
+    const crawl = this.cache!;
+    const tail = storeTail({ crawl, notes: gathered.notes, history: this.tracker.removed(), calendars: rendered.calendarRecords, rendered: this.calendarFiles.state() });
+    this.prepared = await prepareStore(this.run.loaded.config.cacheDir, { spool }, tail);
+    crawl.dispose();
     spool.dispose();
   }
 
@@ -212,7 +195,7 @@ export class SiteBuild {
         calendars: gathered.calendars.length,
         events: rendered.events,
         unreadable: gathered.unreadable,
-        eventFiles: eventFiles.rendered + eventFiles.kept + this.liveKept(gathered, rendered),
+        eventFiles: eventFiles.rendered + eventFiles.kept + gathered.reusedEvents,
         calendarFiles: calendarFiles.rendered + calendarFiles.kept,
         files: published.files,
       },
@@ -235,7 +218,7 @@ export class SiteBuild {
       report: gathered.report,
       http: client.stats,
       history: this.tracker.counts,
-      eventFiles: { rendered: this.eventFiles.rendered, kept: this.eventFiles.kept + this.liveKept(gathered, rendered) },
+      eventFiles: { rendered: this.eventFiles.rendered, kept: this.eventFiles.kept + gathered.reusedEvents },
       calendarFiles: { rendered: this.calendarFiles.rendered, kept: this.calendarFiles.kept },
       files,
       warnings: this.run.log.warnings,
@@ -252,10 +235,6 @@ export class SiteBuild {
     if (this.staging) await discard(this.staging).catch(() => undefined);
   }
 
-  // Live events whose files were taken whole from the last build: all of them when rendered from its events.
-  private liveKept(gathered: Gathered, rendered: Rendered): number {
-    return this.plan.fromStore ? rendered.events : gathered.reusedEvents;
-  }
 
   // Made once the calendar list is known: in a crawl, by the first calendar whose events are all in.
   private renderer(calendars: Calendar[]): SiteRenderer {
@@ -264,34 +243,3 @@ export class SiteBuild {
     return (this.siteRenderer ??= new SiteRenderer(this.staging!, { ctx, calendars, spool: this.spool!, site, html: this.plan.html, pages, eventFiles, calendarFiles, renderedBefore }));
   }
 }
-
-/**
- * Files of the last build's output a build from its spool must not keep: the page and .ics of each
- * cancellation dropped now (unless a live event has the same path, which slugs rule out), the
- * files of each removed calendar dropped now, and the site files written anew (isSiteMeta).
- */
-function expiredFiles(
-  dropped: ReadonlyArray<{ calendarSlug: string; slug: string }>,
-  droppedCalendars: readonly Calendar[],
-  saved: SavedEvents,
-): (relPath: string) => boolean {
-  const meta = new Set<string>();
-  for (const cal of droppedCalendars) for (const name of CALENDAR_FILES) meta.add(paths.calendar(cal.slug, name));
-  if (dropped.length === 0) return (relPath) => isSiteMeta(relPath) || meta.has(relPath);
-  const live = new Set<string>();
-  for (const refs of saved.events.values()) {
-    for (const ref of refs) {
-      const { calendarSlug, slug } = JSON.parse(saved.spool.json(ref)) as FeedEvent;
-      live.add(paths.eventPage(calendarSlug, slug));
-    }
-  }
-  const gone = new Set<string>();
-  for (const { calendarSlug, slug } of dropped) {
-    if (live.has(paths.eventPage(calendarSlug, slug))) continue;
-    gone.add(paths.eventPage(calendarSlug, slug));
-    gone.add(paths.eventIcs(calendarSlug, slug));
-  }
-  return (relPath) => isSiteMeta(relPath) || meta.has(relPath) || gone.has(relPath);
-}
-
-

@@ -168,33 +168,44 @@ export class EventSpool {
   }
 
   /**
-   * Append an event another spool holds (the last build's, in the build store), bytes and history
-   * record as they are (the event is unchanged); returns its ref here, with the same facts.
+   * Append an event another spool holds (the last build's, in the build store), its row as it is
+   * there (the event is unchanged, and so are its ref and history record); returns its ref here.
    */
   copy(from: EventSpool, ref: EventRef): EventRef {
-    return this.append(ref, from.historyRecord(ref), from.record(ref));
+    const data = this.appendable();
+    const row = from.row(ref);
+    // The ref's bytes start where they did in its row: after its head line.
+    const at = data.size + row.length - (ref.jsonBytes + ref.veventBytes + 1);
+    data.append(row);
+    return { ...ref, at };
   }
 
-  /** The history record in a ref's row (the end of the line before its bytes). */
-  historyRecord(ref: EventRef): string {
+  /** A ref's whole row as spooled: its rowHead() line (ref and history record), its bytes and the newline. */
+  row(ref: EventRef): Buffer {
+    const end = ref.at + ref.jsonBytes + ref.veventBytes + 1;
     // Read back from the ref's bytes in growing windows; a head is a few hundred bytes.
     for (let window = 2048; ; window *= 4) {
       const from = Math.max(0, ref.at - window);
-      const text = this.data.read(from, ref.at - from).toString('utf8');
-      const start = text.lastIndexOf('\n', text.length - 2) + 1;
-      if (start > 0 || from === 0) return text.slice(text.indexOf('\t', start + 2) + 1, -1);
+      const bytes = this.data.read(from, end - from);
+      // The head line's own newline is the byte before the ref's bytes; the row starts after the one before it.
+      const start = bytes.lastIndexOf(10, ref.at - from - 2) + 1;
+      if (start > 0 || from === 0) return bytes.subarray(start);
     }
   }
 
   // A row: the line rowHead() makes, the event's JSON and VEVENT text, and a newline.
   private append(ref: Omit<EventRef, 'at'>, record: string, ...payload: Array<string | Buffer>): EventRef {
-    const data = this.data;
-    if (!(data instanceof AppendFile)) throw new Error('internal: append to a spool opened to read');
+    const data = this.appendable();
     data.append(rowHead(ref, record));
     const at = data.size;
     for (const bytes of payload) data.append(bytes);
     data.append('\n');
     return { ...ref, at } as EventRef;
+  }
+
+  private appendable(): AppendFile {
+    if (!(this.data instanceof AppendFile)) throw new Error('internal: append to a spool opened to read');
+    return this.data;
   }
 
   /** The events of refs, in the order given. */

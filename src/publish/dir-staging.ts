@@ -83,20 +83,8 @@ export class DirStaging implements Staging {
     await this.stream(relPath, folder, chunks, Symbol.asyncIterator in chunks);
   }
 
-  async keepPublished(skip: (relPath: string) => boolean, sizesChecked = false): Promise<number> {
-    const index = this.index ?? (await this.publishedIndex());
-    if (index === 'unknown' || this.indexManifest === undefined) throw new CalfeedError('BUILD', `Cannot keep the files of ${this.outDir}: it has no readable ${paths.manifest()}.`);
-    let kept = 0;
-    for (const relPath of index.keys()) {
-      if (this.staged.claimed(relPath) || skip(relPath)) continue;
-      await this.keepListed(relPath, sizesChecked);
-      kept++;
-    }
-    return kept;
-  }
-
   keep(relPath: string): Promise<void> {
-    return this.keepListed(relPath, this.checkedPublished.delete(relPath));
+    return this.keepListed(relPath, this.publishedRead.foundAsListed || this.checkedPublished.delete(relPath));
   }
 
   files(): FileTable {
@@ -123,6 +111,7 @@ export class DirStaging implements Staging {
     if (index === 'unknown') return false;
     const size = index.sizeOf(relPath);
     if (size === undefined || (sha256 !== undefined && !index.matches(relPath, size, sha256))) return false;
+    if (this.publishedRead.foundAsListed) return true;
     if (publishedSize(path.join(this.outDir, relPath)) !== size) return false;
     this.checkedPublished.add(relPath);
     return true;

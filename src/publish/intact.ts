@@ -66,5 +66,6 @@ export async function outputDiffers(published: PublishedManifest, manifest: stri
   }
   if (differs !== undefined) return differs;
   if (found !== listed.size) return `${listed.size - found} of the files its ${paths.manifest()} lists are missing`;
+  published.foundAsListed = true;
   return undefined;
 }

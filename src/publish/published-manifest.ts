@@ -35,6 +35,11 @@ export type PublishedRead =
 /** --out's manifest.json, read when first asked for, once. */
 export class PublishedManifest {
   private reading: Promise<PublishedRead> | undefined;
+  /**
+   * Set by outputDiffers when it found every file listed on disk with its listed size and nothing
+   * else: the files need not be looked at again one by one this build (which holds the lock).
+   */
+  foundAsListed = false;
 
   constructor(readonly outDir: string) {}
 

@@ -44,13 +44,6 @@ export interface Staging {
   writeChunks(relPath: string, chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): Promise<void>;
   /** Keep the published file at relPath as it is (e.g. after an HTTP 304); it is linked or moved at publish. */
   keep(relPath: string): Promise<void>;
-  /**
-   * Keep every file --out's manifest lists that nothing was staged at yet, but those `skip` turns
-   * down; returns how many were kept. Throws when --out has no readable manifest. `sizesChecked`:
-   * the caller has just found every listed file in --out with its listed size (outputDiffers),
-   * so they are not looked at again one by one.
-   */
-  keepPublished(skip: (relPath: string) => boolean, sizesChecked?: boolean): Promise<number>;
   /** Everything staged so far: path -> { bytes, sha256, changed }. */
   files(): ReadonlyMap<string, StagedFile>;
   /** Bytes of a staged file, else of the published one; undefined if neither exists. */

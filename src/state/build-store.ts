@@ -12,8 +12,8 @@
 //   R\t{"at":…,"build":…}                      the build record (last-build.ts), at offset `at`, last
 // Written a row at a time and read a row at a time: at 100,000 events it is hundreds of megabytes.
 
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { appendFile, copyFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { appendFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrawlCache } from '../crawl/cache.js';
 import type { Calendar } from '../model.js';
@@ -67,8 +67,6 @@ export interface StoreSections {
   rendered: Map<string, RenderedGroup>;
   /** With load(…, true). */
   saved?: SavedEvents;
-  /** Where the history begins: a store made from this one's events keeps the bytes before it. */
-  keepTo: number;
 }
 
 /** The store in --cache-dir as a build finds it: header and record read, the rest on load(). */
@@ -139,7 +137,7 @@ export class BuildStore {
   }
 }
 
-const emptySections = (): StoreSections => ({ crawl: CrawlCache.empty(), history: emptyHistory(), rendered: new Map(), keepTo: 0 });
+const emptySections = (): StoreSections => ({ crawl: CrawlCache.empty(), history: emptyHistory(), rendered: new Map() });
 
 /** Reads a store's rows into its sections; false at the first row that is not as a store writes it. */
 class SectionReader {
@@ -148,18 +146,15 @@ class SectionReader {
   private readonly rendered = new Map<string, RenderedGroup>();
   private readonly notes = new Map<string, CalendarNotes>();
   private readonly events = new Map<string, EventRef[]>();
-  private keepTo = 0;
 
   constructor(private readonly vouched: boolean) {}
 
   read(lines: ByteLines): boolean {
     lines.line(1 << 16);
     for (let order = 0; ; ) {
-      const at = lines.offset;
       const line = lines.line(MAX_LINE);
       const kind = line === undefined || line[1] !== 9 ? -1 : ORDER.indexOf(String.fromCharCode(line[0]!));
       if (kind < order) return false;
-      if (kind >= ORDER.indexOf('H') && order < ORDER.indexOf('H')) this.keepTo = at;
       order = kind;
       if (ORDER[kind] === 'R') return lines.line(0) === undefined;
       if (!(ORDER[kind] === 'S' ? this.row(line!, lines) : this.entry(ORDER[kind]!, line!.toString('utf8', 2)))) return false;
@@ -168,12 +163,12 @@ class SectionReader {
 
   /** The sections read; undefined when the events are not those of the calendars listed. */
   sections(file: string): StoreSections | undefined {
-    const { crawl, history, rendered, keepTo } = this;
-    if (!this.vouched) return { crawl, history, rendered, keepTo };
+    const { crawl, history, rendered } = this;
+    if (!this.vouched) return { crawl, history, rendered };
     const calendars = history.calendars.filter((r) => r.removedAt === undefined).map((r) => r.calendar);
     const events = new Map(calendars.map((c) => [c.id, this.events.get(c.id) ?? []]));
     if ([...this.events.keys()].some((id) => !events.has(id))) return undefined;
-    return { crawl, history, rendered, keepTo, saved: { spool: EventSpool.open(file), calendars, notes: this.notes, events } };
+    return { crawl, history, rendered, saved: { spool: EventSpool.open(file), calendars, notes: this.notes, events } };
   }
 
   // An event's row: its ref and history record, then its JSON and VEVENT (skipped: they are read
@@ -269,7 +264,7 @@ async function removeLegacy(cacheDir: string): Promise<string[]> {
 }
 
 /** The rows a store begins with: the build's spool (made with headerLine()), or the last store's up to `upTo`. */
-export type StoreRows = { spool: EventSpool } | { from: string; upTo: number } | { header: StoreHeader };
+export type StoreRows = { spool: EventSpool } | { header: StoreHeader };
 
 /** The next store, written beside the current one: commit() adds the build record and makes it current. */
 export interface PreparedStore {
@@ -288,11 +283,7 @@ export async function prepareStore(cacheDir: string, rows: StoreRows, tail: Iter
   const discard = (): Promise<void> => rm(temp, { force: true });
   try {
     if ('spool' in rows) rows.spool.persist(temp);
-    else if ('from' in rows) {
-      // A reflink where the file system has them: a store of 100,000 events is hundreds of megabytes.
-      await copyFile(rows.from, temp, constants.COPYFILE_FICLONE);
-      await truncate(temp, rows.upTo);
-    } else await writeFile(temp, headerLine(rows.header));
+    else await writeFile(temp, headerLine(rows.header));
     await writePieces(temp, tail, 'a');
   } catch (error) {
     await discard();
@@ -315,9 +306,8 @@ export async function prepareStore(cacheDir: string, rows: StoreRows, tail: Iter
 }
 
 /**
- * What a store holds after its rows: the sections of a build that crawled, or (without crawl and
- * notes) of one that rendered from the last store's events. `history`: the records not in the
- * event rows (the removed events').
+ * What a store holds after its rows: the crawl's records, the calendars' notes, `history` (the
+ * records not in the event rows: the removed events'), the calendars and what was rendered.
  */
 export function* storeTail(parts: {
   crawl?: CrawlCache;

@@ -16,8 +16,6 @@ export interface CalendarRecord {
 export interface SettledCalendars {
   /** Calendars gone from the list within keepRemovedMs, removedAt set, by id; their files stay. */
   removed: Calendar[];
-  /** Calendars whose removal is older than keepRemovedMs: their files go now. */
-  dropped: Calendar[];
   /** The records the next build starts from (listed and removed calendars). */
   records: CalendarRecord[];
   /** The first instant at which one of `removed` is dropped (Infinity: none). */
@@ -33,20 +31,16 @@ export function settleCalendars(previous: readonly CalendarRecord[], listed: rea
   const listedSlugs = new Set(listed.map((c) => c.slug));
   const records: CalendarRecord[] = listed.map((calendar) => ({ calendar }));
   const removed: Calendar[] = [];
-  const dropped: Calendar[] = [];
   let stableUntil = Infinity;
   for (const record of [...previous].sort((a, b) => (a.calendar.id < b.calendar.id ? -1 : a.calendar.id > b.calendar.id ? 1 : 0))) {
     if (listedIds.has(record.calendar.id)) continue;
     const removedAt = record.removedAt ?? now;
-    if (now - removedAt > keepRemovedMs || listedSlugs.has(record.calendar.slug)) {
-      dropped.push(record.calendar);
-      continue;
-    }
+    if (now - removedAt > keepRemovedMs || listedSlugs.has(record.calendar.slug)) continue;
     stableUntil = Math.min(stableUntil, removedAt + keepRemovedMs + 1);
     records.push({ calendar: record.calendar, removedAt });
     removed.push({ ...record.calendar, removedAt });
   }
-  return { removed, dropped, records, stableUntil };
+  return { removed, records, stableUntil };
 }
 
 /** Whether a parsed value is a calendar record (anything else makes the history unreadable). */

@@ -73,7 +73,6 @@ export class HistoryTracker {
   readonly counts = { new: 0, changed: 0, removed: 0 };
   // What settling removed records found so far (finishCalendar() and finish() share them).
   private tombstonesUntil = Infinity;
-  private readonly dropped: Array<{ calendarSlug: string; slug: string }> = [];
   // Previous record ids per calendar id, for finishCalendar(); made on its first call.
   private byCalendar: Map<string, number[]> | undefined;
 
@@ -141,12 +140,12 @@ export class HistoryTracker {
    * Events gone from the API, kept as cancellations within keepRemovedMs, sorted by calendar and
    * id (but those finishCalendar() gave already); the first instant at which one of them, or of
    * finishCalendar()'s, is dropped (Infinity: none kept), which a rebuild with the same data
-   * before it does not reach; and where the files of those dropped now were.
+   * before it does not reach.
    */
-  finish(slugOf: (calendarId: string) => string | undefined = () => undefined): { removed: FeedEvent[]; stableUntil: number; dropped: Array<{ calendarSlug: string; slug: string }> } {
+  finish(slugOf: (calendarId: string) => string | undefined = () => undefined): { removed: FeedEvent[]; stableUntil: number } {
     const removed: FeedEvent[] = [];
     for (let id = 0; id < this.previous.events.size; id++) this.settle(id, removed, undefined, slugOf);
-    return { removed: removed.sort(byCalendarAndId), stableUntil: this.tombstonesUntil, dropped: this.dropped };
+    return { removed: removed.sort(byCalendarAndId), stableUntil: this.tombstonesUntil };
   }
 
   // The previous record `id`, if not seen and not settled yet: dropped when it was removed longer
@@ -161,10 +160,7 @@ export class HistoryTracker {
     const slug = calendarSlug ?? slugOf?.((JSON.parse(key) as [string, string])[0]) ?? recorded.calendarSlug;
     const before = slug === recorded.calendarSlug ? recorded : { ...recorded, calendarSlug: slug };
     const removedAt = before.removedAt ?? this.now;
-    if (this.now - removedAt > this.keepRemovedMs) {
-      this.dropped.push({ calendarSlug: before.calendarSlug, slug: before.slug });
-      return;
-    }
+    if (this.now - removedAt > this.keepRemovedMs) return;
     this.tombstonesUntil = Math.min(this.tombstonesUntil, removedAt + this.keepRemovedMs + 1);
     const record: EventRecord =
       before.removedAt === undefined ? { ...before, removedAt, changedAt: this.now, sequence: before.sequence + 1 } : { ...before };

@@ -39,7 +39,7 @@ export interface LastBuild {
   lists: ListRecord[];
   /** What the build's summary said, for a rebuild that changes nothing to say again. */
   counts: { calendars: number; events: number; unreadable: number; eventFiles: number; calendarFiles: number; files: number };
-  /** The portal data's warnings: repeated by a rebuild that renders nothing and by one rendered from the store's events. */
+  /** The portal data's warnings: repeated by a rebuild that renders nothing. */
   warnings: string[];
   /** Warnings about the site as built at builtAt (siteWarnings in src/pipeline/placeless.ts): repeated only by a rebuild that renders nothing, until stableUntil. */
   siteWarnings: string[];

@@ -183,6 +183,22 @@ describe('crawling paged lists', () => {
     expect(sink.warnings).toEqual(report.warnings);
   });
 
+  it('regression: a paging warning was given only by the build that fetched the list, not by one that reused it unchanged (a 304), unlike a cold build', async () => {
+    const p = await start('loop');
+    const cacheDir = await mkdtemp(join(tmpdir(), 'calfeed-paging-'));
+    dir = cacheDir;
+    const sink = new MemorySink();
+    const cache = CrawlCache.empty();
+    const first = await runCrawl(p.url, cache, sink);
+    await saveCache(cache, cacheDir);
+    sink.publish();
+    const again = await runCrawl(p.url, await loadCache(cacheDir), sink, { now: Date.parse('2024-10-01T13:00:00Z') });
+    // Both lists answered 304 to every page and were taken as published.
+    expect(again.report.listsNotModified).toBe(2);
+    expect(again.report.warnings).toEqual(first.report.warnings);
+    expect(again.report.warnings[0]).toContain('repeats an earlier one');
+  });
+
   it('fails past paging.maxPages', async () => {
     const p = await start('endless');
     let error: CalfeedError | undefined;

@@ -62,7 +62,7 @@ describe('incremental = cold: regressions', () => {
         { mutations: [], advance: 0, checkUnchanged: false },
         // b's list changes; a's is a 304 with every event's details fresh (taken whole).
         { mutations: [{ kind: 'editEvent', cal: 1, at: 2, patch: { title: 'Changed' } }], advance: 10, checkUnchanged: true },
-        // Only "now" moves: everything is rendered from the last build's events.
+        // Only "now" moves: every event is taken from the last build's row.
         { mutations: [], advance: 1440 * 2, checkUnchanged: false },
         // Details past --details-max-age (24h) are asked for again, one by one.
         { mutations: [{ kind: 'editEvent', cal: 1, at: 0, patch: { title: 'Changed again' } }], advance: 1440 * 2, checkUnchanged: false },
@@ -111,6 +111,22 @@ describe('incremental = cold: regressions', () => {
         { mutations: [], advance: 0, checkUnchanged: false },
         // Now no event can be read, each for want of a start: one reason, said once.
         { mutations: [{ kind: 'editEvent', cal: 1, at: 0, patch: { omit: ['start'] } }], advance: 5, checkUnchanged: false },
+      ],
+    });
+  });
+
+  it('a paging warning is given by every build that reads the list, fetched or taken unchanged, as a cold build gives it', async () => {
+    await runHistory({
+      calendars: [
+        { id: 'loop', title: 'Looping pages', validators: 'etag', pageSize: -2, events: [event('1'), event('2'), event('3')], brokenDetails: [], details: 'full' },
+        { id: 'b', title: 'Busy', validators: 'etag', pageSize: 0, events: [event('4')], brokenDetails: [], details: 'full' },
+      ],
+      steps: [
+        { mutations: [], advance: 0, checkUnchanged: false },
+        // Another calendar changes: the looping list is a 304.
+        { mutations: [{ kind: 'editEvent', cal: 1, at: 0, patch: { title: 'Changed' } }], advance: 10, checkUnchanged: true },
+        // Only "now" moves.
+        { mutations: [], advance: 1440 * 2, checkUnchanged: false },
       ],
     });
   });

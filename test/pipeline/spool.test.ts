@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compareRefs, EventSpool, type RefFacts } from '../../src/pipeline/spool.js';
+import { compareRefs, EventSpool, rowHead, type RefFacts } from '../../src/pipeline/spool.js';
 import { sampleEvent } from '../fixtures/sample.js';
 
 /** Facts for a ref whose page span is its start and end. */
@@ -36,13 +36,16 @@ describe('EventSpool', () => {
     // A record is the event's JSON and its VEVENT, as they were added.
     const event40 = sampleEvent({ id: 'e40', slug: 'e40', title: `Talk 40 ${long}` });
     expect(spool.record(refs[40]!).toString('utf8')).toBe(JSON.stringify(event40) + `BEGIN:VEVENT\r\nUID:e40\r\nSUMMARY:${long}\r\nEND:VEVENT\r\n`);
-    // Its history record is read back from its row, and goes with it when it is copied.
-    expect(spool.historyRecord(refs[40]!)).toBe(`{"title":"40 ${long}"}`);
+    // Its row holds its history record, and is copied as it is (the first row, and one whose head
+    // is longer than the first window read back, included).
+    expect(spool.row(refs[40]!).toString('utf8')).toBe(`S\t${rowHead(refs[40]!, `{"title":"40 ${long}"}`).slice(2)}${spool.record(refs[40]!).toString('utf8')}\n`);
     await mkdir(path.join(dir, 'next'));
     const next = EventSpool.create(path.join(dir, 'next'), '{"header":1}\n');
-    const copied = next.copy(spool, refs[0]!);
-    expect(next.historyRecord(copied)).toBe(`{"title":"0 ${long}"}`);
-    expect(next.record(copied)).toEqual(spool.record(refs[0]!));
+    for (const ref of [refs[0]!, refs[40]!, refs[79]!]) {
+      const copied = next.copy(spool, ref);
+      expect(next.row(copied)).toEqual(spool.row(ref));
+      expect(next.record(copied)).toEqual(spool.record(ref));
+    }
     next.dispose();
     spool.dispose();
     expect(existsSync(spool.file)).toBe(false);

@@ -119,26 +119,6 @@ describe('the build store', () => {
     expect(store.load('embedded demo', false).sections.saved).toBeUndefined();
   });
 
-  it('a store made from the last one keeps its events, crawl cache and notes, and takes a new history', async () => {
-    await saveThree();
-    const { sections } = (await BuildStore.open(cache)).load('embedded demo', true);
-    const history = [['"[\\"arts\\",\\"a\\"]"', JSON.stringify({ ...sections.history.events.get('["arts","a"]'), sequence: 4 })]] as Array<[string, string]>;
-    const prepared = await prepareStore(cache, { from: file(), upTo: sections.keepTo }, storeTail({ history, calendars: RECORDS, rendered: new Map() }));
-    sections.saved!.spool.dispose();
-    await prepared.commit(null);
-    const store = await BuildStore.open(cache);
-    expect(store.note).toBeUndefined();
-    expect(store.record).toBeUndefined();
-    const next = store.load('embedded demo', true).sections;
-    expect(next.saved!.events).toEqual(sections.saved!.events);
-    expect(next.saved!.notes).toEqual(NOTES);
-    expect(next.crawl.previousEvent('arts', 'a')).toEqual({ entry: HASH, checkedAt: 7 });
-    // The events' own records come with their rows; the rest is the new history's.
-    expect([...next.history.events.entries()].map(([k, r]) => [k, r.sequence])).toEqual([['["arts","a"]', 4], ['["arts","b"]', 0], ['["sport","c"]', 0]]);
-    expect(next.rendered.size).toBe(0);
-    next.saved!.spool.dispose();
-  });
-
   it('is trusted whole or not at all: a damaged, truncated or foreign store opens empty, with a note', async () => {
     await saveThree();
     const text = await readFile(file(), 'utf8');

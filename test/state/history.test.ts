@@ -87,16 +87,15 @@ describe('HistoryTracker.finishCalendar', () => {
     expect(split.finishCalendar('c9')).toEqual([]);
   });
 
-  it('counts the cancellations a calendar drops in the dropped list and its expiry in stableUntil', () => {
+  it('drops the cancellations kept past their time and counts the expiry of the rest in stableUntil', () => {
     const first = applyHistory([inCalendar('c1', 'old'), inCalendar('c2', 'new')], emptyHistory(), T0, 30 * DAY);
     const second = applyHistory([inCalendar('c2', 'new')], first.state, T0 + DAY, 30 * DAY); // c1/old removed at T0 + DAY
     const third = applyHistory([], second.state, T0 + 10 * DAY, 30 * DAY); // c2/new removed at T0 + 10 days
     const tracker = new HistoryTracker(third.state, T0 + 35 * DAY, 30 * DAY);
     expect(tracker.finishCalendar('c1')).toEqual([]); // dropped: removed 34 days ago
     expect(tracker.finishCalendar('c2').map((e) => e.id)).toEqual(['new']);
-    const { removed, stableUntil, dropped } = tracker.finish();
+    const { removed, stableUntil } = tracker.finish();
     expect(removed).toEqual([]);
-    expect(dropped).toEqual([{ calendarSlug: 'c1', slug: 'old' }]);
     expect(stableUntil).toBe(T0 + 10 * DAY + 30 * DAY + 1);
   });
 });

@@ -96,9 +96,10 @@ function compileError(src: Source, error: unknown): CalfeedError {
 
 function compile(hb: typeof Handlebars, src: Source): HandlebarsTemplateDelegate {
   try {
-    // compile() is lazy; precompile() parses and compiles now, so errors surface at load time.
-    hb.precompile(src.text, COMPILE_OPTIONS);
-    return hb.compile(src.text, COMPILE_OPTIONS);
+    // Compiled now, so errors surface at load time, and once: compile() would compile it again on
+    // first use. precompile() gives the template as JavaScript source, which template() runs from.
+    const spec = new Function(`return ${hb.precompile(src.text, COMPILE_OPTIONS)}`)() as TemplateSpecification;
+    return hb.template(spec);
   } catch (error) {
     throw compileError(src, error);
   }

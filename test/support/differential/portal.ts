@@ -20,7 +20,7 @@ export interface PortalCalendar {
   id: string;
   title: string;
   validators: Validators;
-  /** Page size of the event list; 0: one unpaged list. */
+  /** Page size of the event list; 0: one unpaged list; negative: pages of -pageSize whose last links back to page 1. */
   pageSize: number;
   events: PortalEntry[];
   /** Ids whose details answer 404. */
@@ -74,10 +74,12 @@ export async function startHistoryPortal(initial: PortalState): Promise<HistoryP
     if (parts.length === 3 && parts[0] === 'event-calendar' && parts[2] === 'events') {
       if (!calendar) return send(res, 404, { error: 'no such calendar' });
       if (calendar.pageSize === 0) return answer(req, res, calendar.validators, { data: calendar.events });
+      const size = Math.abs(calendar.pageSize);
       const page = Math.max(1, Number(url.searchParams.get('page') ?? '1'));
-      const pages = Math.max(1, Math.ceil(calendar.events.length / calendar.pageSize));
-      const items = calendar.events.slice((page - 1) * calendar.pageSize, page * calendar.pageSize);
-      const next = page < pages ? `${server.url}${url.pathname}?page=${page + 1}` : null;
+      const pages = Math.max(1, Math.ceil(calendar.events.length / size));
+      const items = calendar.events.slice((page - 1) * size, page * size);
+      const loops = calendar.pageSize < 0 && page === pages;
+      const next = page < pages ? `${server.url}${url.pathname}?page=${page + 1}` : loops ? `${server.url}${url.pathname}?page=1` : null;
       return answer(req, res, calendar.validators, { data: items, links: { next } });
     }
     if (parts.length === 5 && parts[0] === 'event-calendar' && parts[2] === 'event' && parts[4] === 'details') {
