@@ -149,7 +149,8 @@ class Tables {
     }
     this.docOdd.delete(i);
     const page = entry.pages[0];
-    if (entry.pages.length !== 1 || page === undefined || page.sha256 !== entry.sha256 || !HEX.test(entry.sha256)) {
+    // The compact columns hold a one-page document's validators; anything more is kept whole.
+    if (entry.pages.length !== 1 || page === undefined || page.sha256 !== entry.sha256 || !HEX.test(entry.sha256) || entry.warnings !== undefined) {
       this.docOdd.set(i, entry);
       return;
     }
