@@ -327,7 +327,8 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-function eventKey(calendarId: string, eventId: string): string {
+/** The key of one event in the cache and the saved file: unambiguous whatever the ids hold. */
+export function eventKey(calendarId: string, eventId: string): string {
   return JSON.stringify([calendarId, eventId]);
 }
 

@@ -7,7 +7,7 @@ import { CalfeedError } from '../errors.js';
 import type { PortalClient } from '../http/client.js';
 import type { FieldsConfig } from '../normalize/index.js';
 import { paths } from '../paths.js';
-import type { CrawlCache } from './cache.js';
+import { eventKey, type CrawlCache } from './cache.js';
 import { apiPaths } from './api-paths.js';
 import { detailsKey, fetchDetails } from './details.js';
 import { decideReuse, type EventNow, type Reuse, type StoredEvent } from './reuse.js';
@@ -159,7 +159,7 @@ class Crawler {
         sink.onWarning?.(message);
       },
     };
-    this.failing = new Map((opts.probe?.failing ?? []).map((f) => [failingKey(f.calendarId, f.eventId), f.message]));
+    this.failing = new Map((opts.probe?.failing ?? []).map((f) => [eventKey(f.calendarId, f.eventId), f.message]));
     this.queue = new WorkQueue(client.concurrency, () => this.stop.abort());
     this.handoff = new Handoff(Math.max(16, client.concurrency * 4), (error) => this.queue.fail(error));
   }
@@ -268,7 +268,7 @@ class Crawler {
   private async details(calendar: CalendarRef, eventId: string, event: ListedEvent, reuse: Exclude<Reuse, 'row'>, group: TaskGroup): Promise<void> {
     const { report, sink } = this;
     const { mirrorPath, stored, known } = this.facts(calendar, eventId, event);
-    const failing = this.failing.get(failingKey(calendar.id, eventId));
+    const failing = this.failing.get(eventKey(calendar.id, eventId));
     if (failing !== undefined) return this.failed(calendar, eventId, new Error(failing), group);
     let doc: Awaited<ReturnType<typeof fetchDetails>>;
     try {
@@ -299,8 +299,6 @@ class Crawler {
     });
   }
 }
-
-const failingKey = (calendarId: string, eventId: string): string => `${calendarId}\n${eventId}`;
 
 function count(report: CrawlReport, doc: ListDoc, mirrorPath: string): void {
   report.pages += doc.pages;
