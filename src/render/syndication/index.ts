@@ -10,8 +10,9 @@
 //   drop '<' from category names;
 // - it types an Atom image link by the URL's extension ("image//x" without one, "image/jpg"): only
 //   URLs with a known image extension get one, its type mended; RSS enclosures get our type;
-// - it writes JSON Feed version 1 and ignores `language`: we rewrite the JSON (version 1.1, ids,
-//   plain-text titles, `authors`, `language`, and the `_calfeed` extension for widget.js).
+// - it writes JSON Feed version 1 and ignores `language`: we write JSON Feed 1.1 ourselves, its
+//   members in feed's order (ids, plain-text titles, `authors`, `language`, and the `_calfeed`
+//   extension for widget.js).
 
 import { createHash } from 'node:crypto';
 import { Feed, type Item } from 'feed';
@@ -91,6 +92,16 @@ function channel(ctx: RenderContext, cal: Calendar | Category | null, calendars:
   return { file, title, description, link };
 }
 
+/** The feeds' author: the site. */
+function feedAuthor(site: SiteContext): string {
+  return stripControl(site.title).trim() || 'calfeed';
+}
+
+/** An item's category names, as every format gives them. */
+function itemCategories(event: FeedEvent): string[] {
+  return event.categories.map((c) => stripControl(c).replace(/</g, '').trim()).filter((c) => c !== '');
+}
+
 function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, text: PageText, withPublished: boolean): Feed {
   const { file, title, description, link } = channel(ctx, cal, calendars, site, text);
   // RSS has no way to say "this is text": many readers render channel text as HTML, as they do item
@@ -108,7 +119,7 @@ function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendar
     ttl: site.refreshMinutes,
     feedLinks: { rss: file('rss.xml'), atom: file('atom.xml'), json: file('feed.json') },
     // Atom requires an author on the feed or on every entry.
-    author: { name: stripControl(site.title).trim() || 'calfeed' },
+    author: { name: feedAuthor(site) },
   });
   for (const { event, uid, title: itemText, body, image } of entries) {
     const item: Item = {
@@ -119,10 +130,7 @@ function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendar
       link: eventLinks(ctx, event, site).page,
       date: new Date(eventStamp(event)),
       description: cdataSafe(body),
-      category: event.categories
-        .map((c) => stripControl(c).replace(/</g, '').trim())
-        .filter((c) => c !== '')
-        .map((c) => ({ name: c, term: c })),
+      category: itemCategories(event).map((c) => ({ name: c, term: c })),
     };
     if (withPublished) item.published = new Date(eventPublished(event));
     if (image?.type !== undefined) {
@@ -136,27 +144,35 @@ function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendar
   return feed;
 }
 
-/** JSON Feed 1.1 from feed's version-1 output, with plain-text titles and the _calfeed extension. */
-function jsonFeed(ctx: RenderContext, feed: Feed, entries: Entry[], site: SiteContext): string {
-  const doc = JSON.parse(feed.json1()) as Record<string, unknown> & { items: Record<string, unknown>[] };
-  const { author, items, ...rest } = doc;
-  const out: Record<string, unknown> = {
-    ...rest,
+/**
+ * JSON Feed 1.1, made here rather than from feed's version-1 output (which would be parsed and
+ * written again): its members in the order feed 6 writes them, with plain-text titles, `authors`,
+ * `language` and the _calfeed extension added.
+ */
+function jsonFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], entries: Entry[], site: SiteContext, text: PageText): string {
+  const { file, title, description, link } = channel(ctx, cal, calendars, site, text);
+  const out = {
     version: 'https://jsonfeed.org/version/1.1',
+    title,
+    ...(link ? { home_page_url: link } : {}),
+    feed_url: file('feed.json'),
+    ...(description ? { description } : {}),
     language: site.locale,
-    ...(author ? { authors: [author] } : {}),
-    items: items.map((item, i) => {
-      const entry = entries[i];
-      if (!entry) return item;
-      return {
-        ...item,
-        id: entry.uid,
-        // JSON Feed titles are plain text; consumers escape them (the HTML formats carry escaped ones).
-        title: entry.title,
-        ...(entry.image ? { image: entry.image.url } : {}),
-        _calfeed: calfeedExtension(ctx, entry.event, site, entry.zone),
-      };
-    }),
+    authors: [{ name: feedAuthor(site) }],
+    items: entries.map(({ event, zone, uid, title: itemText, body, image }) => ({
+      id: uid,
+      content_html: cdataSafe(body),
+      url: eventLinks(ctx, event, site).page,
+      // JSON Feed titles are plain text; consumers escape them (the HTML formats carry escaped ones).
+      title: itemText,
+      // Where feed 6 puts an item image (only one of a known type is given to it), else after the tags.
+      ...(image?.type !== undefined ? { image: image.url } : {}),
+      date_modified: new Date(eventStamp(event)).toISOString(),
+      date_published: new Date(eventPublished(event)).toISOString(),
+      tags: itemCategories(event),
+      ...(image && image.type === undefined ? { image: image.url } : {}),
+      _calfeed: calfeedExtension(ctx, event, site, zone),
+    })),
   };
   // Escape < > & as \u escapes: the same JSON, but safe to inline in a <script> on a host page.
   return JSON.stringify(out, null, 2).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
@@ -191,11 +207,11 @@ export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null,
     return { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone, text), body: itemBody(ctx, event, site, zone, image, text), image };
   });
   const updated = new Date(selected.length ? newestStamp(selected) : fallbackStamp);
-  const atomAndJson = buildFeed(ctx, cal, calendars, entries, updated, site, text, true);
+  const atom = buildFeed(ctx, cal, calendars, entries, updated, site, text, true);
   const rss = buildFeed(ctx, cal, calendars, entries, updated, site, text, false);
   return {
     rss: stripControl(rss.rss2()) + '\n',
-    atom: atomImageTypes(stripControl(atomAndJson.atom1())) + '\n',
-    json: jsonFeed(ctx, atomAndJson, entries, site),
+    atom: atomImageTypes(stripControl(atom.atom1())) + '\n',
+    json: jsonFeed(ctx, cal, calendars, entries, site, text),
   };
 }
