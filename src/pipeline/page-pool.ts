@@ -17,6 +17,7 @@ import { veventText } from '../render/ical/index.js';
 import { renderFeeds } from '../render/syndication/index.js';
 import { readSpans } from './spool.js';
 import type { PageJob, PageReply, PageWorkerData } from './page-worker.js';
+import { DeferredPool } from './deferred-pool.js';
 
 export interface RenderedEvent {
   /** The event page's HTML; absent when only the VEVENT was asked for. */
@@ -83,8 +84,10 @@ export interface PageRenderer {
    */
   stopThreads(): Promise<void>;
   close(): Promise<void>;
-  /** Worker threads rendering (0: this thread renders). */
+  /** Worker threads rendering now (0: this thread renders). */
   readonly threads: number;
+  /** Worker threads it may start (0: none). */
+  readonly maxThreads: number;
 }
 
 /** Most worker threads a build starts: past this, the main thread is the bottleneck anyway. */
@@ -100,14 +103,17 @@ const WORKER_YOUNG_GENERATION_MB = 8;
 /**
  * Worker threads when there is a spare core and compiled workers exist, else in-thread rendering.
  * `html` (the main thread's renderer, loaded from the same templates) and `ctx` (the build's render
- * context) serve the in-thread case; each worker thread makes its own context.
+ * context) serve the in-thread case; each worker thread makes its own context. With `startAfter`,
+ * the workers start only once more than that many pages are asked for (see DeferredPool).
  */
-export function createPageRenderer(ctx: RenderContext, html: HtmlRenderer, site: SiteContext, templates: string | undefined, maxWorkers = MAX_WORKERS): PageRenderer {
+export function createPageRenderer(ctx: RenderContext, html: HtmlRenderer, site: SiteContext, templates: string | undefined, maxWorkers = MAX_WORKERS, startAfter = 0): PageRenderer {
   const workerFile = new URL('./page-worker.js', import.meta.url);
   const workers = Math.min(maxWorkers, availableParallelism() - 1);
+  const local = inThread(ctx, html, site);
   // From TypeScript sources (vitest, tsx) there is no compiled page-worker.js to start.
-  if (workers < 1 || !import.meta.url.endsWith('.js')) return inThread(ctx, html, site);
-  return new WorkerPool(fileURLToPath(workerFile), workers, { templates, site }, inThread(ctx, html, site));
+  if (workers < 1 || !import.meta.url.endsWith('.js')) return local;
+  const start = (): WorkerPool => new WorkerPool(fileURLToPath(workerFile), workers, { templates, site }, local);
+  return startAfter > 0 ? new DeferredPool(start, workers, local, startAfter) : start();
 }
 
 /** One render job, done in whichever thread runs it. */
@@ -187,6 +193,7 @@ function inThread(ctx: RenderContext, html: HtmlRenderer, site: SiteContext): Pa
     stopThreads: async () => undefined,
     close: async () => undefined,
     threads: 0,
+    maxThreads: 0,
   };
 }
 
@@ -233,6 +240,10 @@ class WorkerPool implements PageRenderer {
 
   get threads(): number {
     return this.stopped ? 0 : this.workers.length;
+  }
+
+  get maxThreads(): number {
+    return this.workers.length;
   }
 
   render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent> {

@@ -34,8 +34,6 @@ export interface RenderPlan {
   probe: ProbeResult | undefined;
   /** What the store holds besides its record; its saved events only when its record vouches for --out. */
   sections: StoreSections;
-  /** Only "now" moved since the last build: every event stands as it was, few pages to render. */
-  timeMoved: boolean;
 }
 
 export interface PlanInput {
@@ -67,5 +65,5 @@ export async function planBuild({ run, source, client, outDir }: PlanInput): Pro
   // or another portal explains a slower, fuller build.
   if (storeNote && store.missing) log.debug(`build store: ${storeNote}`);
   else if (storeNote) log.info(`build store: ${storeNote}`);
-  return { upToDate: false, html, inputs, portal, store, published, probe: check.probe, sections, timeMoved: check.timeMoved === true && sections.saved !== undefined };
+  return { upToDate: false, html, inputs, portal, store, published, probe: check.probe, sections };
 }

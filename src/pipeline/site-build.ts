@@ -27,6 +27,12 @@ import { summarySource, toSummary, type BuildSummary } from './summary.js';
 
 const DAY_MS = 86_400_000;
 
+/**
+ * Pages' worth of rendering (an event page is one) a build by the cores does in the main thread
+ * before it starts page workers: about what starting one costs in CPU (DeferredPool).
+ */
+const START_WORKERS_AFTER = 500;
+
 /** --threads: page workers (undefined: by the cores), and whether files are written in a thread of their own. */
 function threadsOf(run: BuildRun): { pages: number | undefined; writer: boolean | undefined } {
   const { threads } = run.loaded.config;
@@ -83,12 +89,14 @@ export class SiteBuild {
     this.staging = staging;
     this.site = siteContext(config, timeZone, run.now);
     this.tracker = new HistoryTracker(plan.sections.history, run.now, config.keepRemovedDays * DAY_MS);
-    // When only time moved, every event's files are kept: few pages to render, not worth starting workers.
-    this.pages = createPageRenderer(this.ctx, plan.html, this.site, config.templates, plan.timeMoved ? 0 : threadsOf(run).pages);
+    // By the cores, page workers start only once the build has enough to render (DeferredPool).
+    const startAfter = config.threads === undefined ? START_WORKERS_AFTER : 0;
+    this.pages = createPageRenderer(this.ctx, plan.html, this.site, config.templates, threadsOf(run).pages, startAfter);
     this.eventFiles = new EventFiles(this.ctx, staging, this.pages, plan.html.fingerprint, this.site, this.tracker);
     this.calendarFiles = new CalendarFiles(staging, plan.sections.rendered, run.now);
-    const by = plan.timeMoved ? 'only time moved: few pages to render' : config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
-    run.log.debug(`threads: ${this.pages.threads} rendering pages, ${staging.writerThread ? 'one' : 'none'} writing files (${by})`);
+    const pages = startAfter > 0 && this.pages.maxThreads > 0 ? `up to ${this.pages.maxThreads} rendering pages once more than ${startAfter} are to render` : `${this.pages.maxThreads} rendering pages`;
+    const by = config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
+    run.log.debug(`threads: ${pages}, ${staging.writerThread ? 'one' : 'none'} writing files (${by})`);
   }
 
   /** The events to render: a crawl that takes what still stands from the store and writes each other event's files as it goes. */

@@ -56,8 +56,6 @@ export type UpToDate =
        * --out, and may stand in for work.
        */
       intact?: LastBuild;
-      /** Only "now" moved: the portal's data is as it was (the probe holds the details that still fail). */
-      timeMoved?: true;
     };
 
 export interface UpToDateCheck {
@@ -90,7 +88,7 @@ export async function checkUpToDate(check: UpToDateCheck): Promise<UpToDate> {
   if (retried.readable) return { upToDate: false, why: retried.readable, probe, intact: record };
   if (record.stableUntil !== null && now >= record.stableUntil) {
     const why = 'nothing changed at the portal, but time moved on: an event started or ended, a day began, or a cancellation expired';
-    return { upToDate: false, why, probe: { ...probe, failing: retried.failures }, intact: record, timeMoved: true };
+    return { upToDate: false, why, probe: { ...probe, failing: retried.failures }, intact: record };
   }
   return { upToDate: true, record, failures: retried.failures };
 }

@@ -1,5 +1,6 @@
 // The worker pool only runs from compiled code (a worker needs a .js file), so this test drives the
 // build's own dist/ output, which `npm test` compiles first.
+import { mkdtempSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { availableParallelism } from 'node:os';
@@ -28,9 +29,9 @@ const { EventSpool, spans } = (await import(dist('pipeline/spool.js'))) as typeo
 
 const ctx = createRenderContext();
 
-/** A calendar job for `events`, spooled into a spool file in `dir` as a build spools them. */
+/** A calendar job for `events`, spooled into a spool file in a folder of its own in `dir` as a build spools them. */
 function spooledJob(dir: string, cal: Calendar, events: FeedEvent[], site: SiteContext): CalendarJob {
-  const spool = EventSpool.create(dir);
+  const spool = EventSpool.create(mkdtempSync(path.join(dir, 'job-')));
   const facts = { start: 0, end: 0, stamp: 0, pageStart: 0, pageEnd: 0, cancelled: false, placeless: false, categories: [] };
   const refs = new Map(events.map((e) => [e.id, spool.add(e, { vevent: veventText(ctx, e, site), record: '{}' }, facts)]));
   const feed = selectFeedEvents(ctx, events, [cal], site).map((e) => refs.get(e.id)!);
@@ -107,6 +108,55 @@ describe('page renderer worker pool (compiled)', () => {
       expect(pageAlongside.page).toBe(html.event(ctx, cal, events[0]!, site));
       await pool.stopThreads();
       expect(joined(await pool.calendar(job))).toEqual(expected);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('with startAfter, renders in this thread until more pages than that are asked for, then in workers, to the same bytes', async () => {
+    const site = sampleSite();
+    const html = await loadHtmlRenderer();
+    const workers = Math.min(2, availableParallelism() - 1);
+    const pool = createPageRenderer(ctx, html, site, undefined, 2, 3);
+    try {
+      expect([pool.threads, pool.maxThreads]).toEqual([0, workers]);
+      const cal = sampleCalendar();
+      const events = Array.from({ length: 6 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
+      const check = (r: PoolModule.RenderedEvent, i: number, page: boolean): void => {
+        expect(r.vevent).toBe(veventText(ctx, events[i]!, site));
+        expect(r.page).toBe(page ? html.event(ctx, cal, events[i]!, site) : undefined);
+      };
+      // VEVENTs alone cost next to nothing: they do not count.
+      for (let i = 0; i < 6; i++) check(await pool.render(cal, events[i]!, false), i, false);
+      for (let i = 0; i < 3; i++) check(await pool.render(cal, events[i]!, true), i, true);
+      expect(pool.threads).toBe(0);
+      check(await pool.render(cal, events[3]!, true), 3, true);
+      expect(pool.threads).toBe(workers);
+      // A calendar's job counts its events (half a page each): the same bytes from a worker.
+      const job = spooledJob(dir, cal, events, site);
+      const pages = await pool.calendar(job);
+      expect(pages.rss).toBe(renderCalendar(ctx, html, site, job).rss);
+      await pool.stopThreads();
+      expect(pool.threads).toBe(0);
+      check(await pool.render(cal, events[4]!, true), 4, true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('with startAfter, starts no worker for a calendar whose pages weigh less, and none once its threads are stopped', async () => {
+    const site = sampleSite();
+    const html = await loadHtmlRenderer();
+    const pool = createPageRenderer(ctx, html, site, undefined, 2, 10);
+    try {
+      const cal = sampleCalendar();
+      const events = Array.from({ length: 20 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}` }));
+      await pool.calendar(spooledJob(dir, cal, events, site));
+      expect(pool.threads).toBe(0);
+      await pool.stopThreads();
+      await pool.calendar(spooledJob(dir, cal, events, site));
+      await pool.render(cal, events[0]!, true);
+      expect(pool.threads).toBe(0);
     } finally {
       await pool.close();
     }
