@@ -5,7 +5,7 @@
 import type { DetailsFailure, ProbeResult } from '../crawl/index.js';
 import type { PortalClient } from '../http/index.js';
 import { PublishedManifest } from '../publish/index.js';
-import { loadHtmlRenderer, type HtmlRenderer } from '../render/html/index.js';
+import { htmlRenderer, readTemplates, type HtmlRenderer } from '../render/html/index.js';
 import { BuildStore, type StoreSections } from '../state/build-store.js';
 import type { LastBuild } from '../state/last-build.js';
 import type { BuildRun } from './build.js';
@@ -48,14 +48,17 @@ export async function planBuild({ run, source, client, outDir }: PlanInput): Pro
   const { config } = run.loaded;
   const { log } = run;
   const portal = source.demo ? 'embedded demo' : source.baseUrl;
-  const html = await loadHtmlRenderer(config.templates);
-  const inputs = buildInputs({ config, portal, timeZone: source.timeZone, templates: html.fingerprint, outDir, token: source.token });
+  const templates = await readTemplates(config.templates);
+  const inputs = buildInputs({ config, portal, timeZone: source.timeZone, templates: templates.fingerprint, outDir, token: source.token });
   const store = await BuildStore.open(config.cacheDir);
   // Read once, after recover() (which may have put the last output back), by whoever asks first.
   const published = new PublishedManifest(outDir);
   const check = await checkUpToDate({ record: store.record, inputs, now: run.now, outDir, published, client, signal: run.signal });
   run.signal?.throwIfAborted();
   if (check.upToDate) return check;
+  // Compiled only now: the check needs their fingerprint alone, and asks the portal nothing unless
+  // the inputs are the last published build's, which compiled these very templates.
+  const html = htmlRenderer(templates);
   if (store.record) log.info(`Building: ${check.why}.`);
 
   // The last build's events only when its output and state are current (checkUpToDate).

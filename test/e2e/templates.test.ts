@@ -134,6 +134,27 @@ describe('a --templates file that overrides nothing', () => {
     expect(r.stderr).toContain('Known names in partials/: partials/day-list.hbs, partials/event-item.hbs, partials/search.hbs, partials/subscribe.hbs.');
     expect(await listFiles(out).catch(() => [])).toEqual([]);
   });
+
+  it('after a published build, a template that does not compile stops the next one before it asks the portal anything, and --out stays as it was; put right, the build is up to date again', async () => {
+    const dir = join(work, 'breaks');
+    await cp(EXAMPLE, dir, { recursive: true });
+    const out = join(work, 'breaks-out');
+    expect((await build(out, ['--templates', dir])).code).toBe(0);
+    const published = await snapshotTree(out);
+    const good = await readFile(join(dir, 'partials', 'event-item.hbs'), 'utf8');
+    await writeFile(join(dir, 'partials', 'event-item.hbs'), '<li>{{#if title}}{{title}}</li>\n');
+    portal.resetStats();
+    const broken = await build(out, ['--templates', dir]);
+    expect(broken.code, broken.stderr).not.toBe(0);
+    expect(broken.stderr).toContain(join(dir, 'partials/event-item.hbs'));
+    expect(portal.stats().requests).toBe(0);
+    expect(await snapshotTree(out)).toEqual(published);
+    // The same templates as the published build: only their fingerprint is needed to see it.
+    await writeFile(join(dir, 'partials', 'event-item.hbs'), good);
+    const again = await build(out, ['--templates', dir]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ upToDate: true, published: false });
+  });
 });
 
 describe('a user catalog', () => {

@@ -8,7 +8,7 @@ import type { Calendar, Category, FeedEvent, ListEvent, SiteContext } from '../.
 import { paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import type { Message, PageText } from './messages.js';
-import { loadTemplates, WIDGET_MESSAGES } from './templates.js';
+import { compileTemplates, readTemplates, WIDGET_MESSAGES, type TemplateSources } from './templates.js';
 import { categoriesView, categoryDayView, type CategoryCount } from './category.js';
 import { indexView, notFoundView } from './home.js';
 import { calendarDayViews, eventView, type EventSource } from './view.js';
@@ -16,6 +16,7 @@ import { calendarDayViews, eventView, type EventSource } from './view.js';
 export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
 export { isUpcoming } from './format.js';
 export { HOME_CANDIDATES, homeEvents } from './home.js';
+export { readTemplates, type TemplateSources } from './templates.js';
 export type { CategoryCount } from './category.js';
 
 export interface HtmlRenderer {
@@ -66,7 +67,12 @@ const WIDGET_MESSAGES_MARK = '/*calfeed:messages*/null';
  * file and line.
  */
 export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> {
-  const templates = await loadTemplates(userDir);
+  return htmlRenderer(await readTemplates(userDir));
+}
+
+/** The renderer of templates read by readTemplates (compiled here; see loadHtmlRenderer). */
+export function htmlRenderer(read: TemplateSources): HtmlRenderer {
+  const templates = compileTemplates(read);
   const assets: Record<string, string> = {};
   for (const name of ASSET_FILES) {
     const text = templates.assets[name];

@@ -105,8 +105,19 @@ function compile(hb: typeof Handlebars, src: Source): HandlebarsTemplateDelegate
   }
 }
 
-/** Load built-in templates overlaid by userDir, compile them all, and return the page renderer. */
-export async function loadTemplates(userDir?: string, builtinDir: string = BUILTIN_TEMPLATES): Promise<TemplateSet> {
+/** The template and catalog files a build uses, read but not compiled, and their fingerprint. */
+export interface TemplateSources {
+  fingerprint: string;
+  sources: Map<string, Source>;
+  catalogSources: { builtin: Map<string, Source>; user: Map<string, Source> };
+  builtinDir: string;
+  userDir: string | undefined;
+  builtinNames: Set<string>;
+  userNames: string[];
+}
+
+/** Read the built-in templates overlaid by userDir, and fingerprint them: what a build's inputs need. */
+export async function readTemplates(userDir?: string, builtinDir: string = BUILTIN_TEMPLATES): Promise<TemplateSources> {
   const sources = new Map<string, Source>();
   const catalogSources = { builtin: new Map<string, Source>(), user: new Map<string, Source>() };
   await collect(builtinDir, sources);
@@ -123,7 +134,20 @@ export async function loadTemplates(userDir?: string, builtinDir: string = BUILT
     userNames.push(...own.keys());
     await collect(dir, catalogSources.user, CATALOG_FILES);
   }
+  const hash = createHash('sha256');
+  for (const [rel, src] of [...sources].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${rel}\0${src.text}\0`);
+  for (const [origin, found] of Object.entries(catalogSources)) for (const [rel, src] of found) hash.update(`${origin}:${rel}\0${src.text}\0`);
+  return { fingerprint: hash.digest('base64url'), sources, catalogSources, builtinDir, userDir, builtinNames, userNames };
+}
 
+/** Load built-in templates overlaid by userDir, compile them all, and return the page renderer. */
+export async function loadTemplates(userDir?: string, builtinDir: string = BUILTIN_TEMPLATES): Promise<TemplateSet> {
+  return compileTemplates(await readTemplates(userDir, builtinDir));
+}
+
+/** Compile templates read by readTemplates, check the user's names and catalogs, and return the page renderer. */
+export function compileTemplates(read: TemplateSources): TemplateSet {
+  const { sources, catalogSources, builtinDir, userDir, builtinNames, userNames } = read;
   const hb = Handlebars.create();
   hb.registerHelper('t', messageHelper);
   const { pages, assets, uses } = compileAll(hb, sources);
@@ -138,13 +162,10 @@ export async function loadTemplates(userDir?: string, builtinDir: string = BUILT
   const dayList = cuttableDayList(hb, sources, builtin);
   const mark = `calfeed-days-${randomUUID()}`;
 
-  const hash = createHash('sha256');
-  for (const [rel, src] of [...sources].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${rel}\0${src.text}\0`);
-  for (const [origin, found] of Object.entries(catalogSources)) for (const [rel, src] of found) hash.update(`${origin}:${rel}\0${src.text}\0`);
   const set: TemplateSet = {
     assets,
     catalogs,
-    fingerprint: hash.digest('base64url'),
+    fingerprint: read.fingerprint,
     render(name, view, text) {
       const page = pages.get(name)!;
       try {
