@@ -243,7 +243,6 @@ export class SiteBuild {
     if (this.staging) await discard(this.staging).catch(() => undefined);
   }
 
-
   // Made once the calendar list is known: in a crawl, by the first calendar whose events are all in.
   private renderer(calendars: Calendar[]): SiteRenderer {
     const { ctx, site, pages, eventFiles, calendarFiles, tracker } = this;

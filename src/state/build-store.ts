@@ -263,7 +263,7 @@ async function removeLegacy(cacheDir: string): Promise<string[]> {
   return found;
 }
 
-/** The rows a store begins with: the build's spool (made with headerLine()), or the last store's up to `upTo`. */
+/** The rows a store begins with: the build's spool (made with headerLine()), or only a header line. */
 export type StoreRows = { spool: EventSpool } | { header: StoreHeader };
 
 /** The next store, written beside the current one: commit() adds the build record and makes it current. */
