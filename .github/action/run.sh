@@ -20,7 +20,8 @@ status=0
 node "$cli" "${args[@]}" >"$summary" || status=$?
 
 # calfeed's own "published" says whether this run made the output folder the new site (false on
-# failure, when up to date, and when a usage error stopped calfeed before it printed anything).
+# failure, when up to date, when the build made the very files the folder holds, and when a usage
+# error stopped calfeed before it printed anything).
 # The step fails with calfeed's exit status.
 node - "$summary" "$status" >>"${GITHUB_OUTPUT:-/dev/stdout}" <<'JS'
 const fs = require('node:fs');
@@ -33,7 +34,7 @@ if (ok) Object.assign(out, { events: s.events, warnings: s.warnings.length });
 for (const [key, value] of Object.entries(out)) console.log(`${key}=${value}`);
 const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 if (ok && process.env.GITHUB_STEP_SUMMARY) {
-  const what = s.upToDate ? 'up to date, nothing published' : `published ${s.out}`;
+  const what = s.upToDate ? 'up to date, nothing published' : s.published ? `published ${s.out}` : `built the very files ${s.out} holds, nothing published`;
   fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `calfeed: ${what}; ${count(s.calendars, 'calendar')}, ${count(s.events, 'event')}, ${count(s.warnings.length, 'warning')}.\n`);
 }
 JS

@@ -68,9 +68,9 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const rendered = await site.render(gathered);
     await site.prepareStore(gathered, rendered);
     const published = await site.publish(outDir, gathered, rendered);
-    // The new site is current: saving the state is best effort from here (a failure only means
-    // the next build trusts less of it), and nothing may turn this build into a failure.
-    await saveState(run, outDir, site.takePrepared(), (manifest) => site.record(gathered, rendered, published, manifest, dataWarningsFrom));
+    // The new site is current (or --out already was it): saving the state is best effort from here
+    // (a failure only means the next build trusts less of it), and nothing may turn this build into a failure.
+    await saveState(run, outDir, site.takePrepared(), (manifest) => site.record(gathered, rendered, published.files, manifest, dataWarningsFrom));
     for (const warning of rendered.warnings) log.warn(warning);
     return site.summary(source, client, gathered, rendered, published, performance.now() - started);
   } catch (error) {

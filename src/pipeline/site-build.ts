@@ -5,7 +5,7 @@ import type { Calendar, SiteContext } from '../model.js';
 import type { CrawlCache } from '../crawl/index.js';
 import { CalfeedError } from '../errors.js';
 import type { PortalClient } from '../http/index.js';
-import { createStaging, discard, publish, shrinkReason, writeSearchIndexes, writeSiteMeta, type PublishResult, type Staging } from '../publish/index.js';
+import { createStaging, discard, publish, sameAsPublished, shrinkReason, writeSearchIndexes, writeSiteMeta, type PublishResult, type Staging } from '../publish/index.js';
 import { createRenderContext } from '../render/context.js';
 import { headerLine, prepareStore, storeTail, type PreparedStore } from '../state/build-store.js';
 import { settleCalendars, type CalendarRecord } from '../state/calendars.js';
@@ -157,8 +157,11 @@ export class SiteBuild {
     spool.dispose();
   }
 
-  /** search.json and manifest.json, the shrink guard, and the commit: --out is the new site after it. */
-  async publish(outDir: string, gathered: Gathered, rendered: Rendered): Promise<PublishResult> {
+  /**
+   * search.json and manifest.json, the shrink guard, and the commit: --out is the new site after
+   * it (`replaced`), unless the new site is the very files --out holds, which are left as they are.
+   */
+  async publish(outDir: string, gathered: Gathered, rendered: Rendered): Promise<{ files: PublishResult; replaced: boolean }> {
     const { log, signal } = this.run;
     const { config } = this.run.loaded;
     const { calendars } = gathered;
@@ -172,13 +175,21 @@ export class SiteBuild {
     if (shrink) log.warn(`${shrink}; publishing anyway (--allow-shrink).`);
     signal?.throwIfAborted();
 
+    // Replacing --out with the same files would cost a new tree (a folder and a link per file) and
+    // a moment without --out, for nothing; a deployment step has nothing new to upload either.
+    if (await sameAsPublished(staging)) {
+      this.staging = undefined;
+      await discard(staging);
+      const files = staging.files().size;
+      return { files: { written: 0, unchanged: files, removed: 0, files }, replaced: false };
+    }
     const published = await publish(staging, outDir, {
       signal,
       onWarning: (m) => log.warn(m),
       onStep: (step) => (step === 'committing' ? this.run.onPhase?.('committing') : step === 'swapped' ? this.run.onPhase?.('published') : undefined),
     });
     this.staging = undefined;
-    return published;
+    return { files: published, replaced: true };
   }
 
   /** The prepared store, now the caller's to commit or discard. */
@@ -213,13 +224,13 @@ export class SiteBuild {
     };
   }
 
-  summary(source: PortalSource, client: PortalClient, gathered: Gathered, rendered: Rendered, files: PublishResult, durationMs: number): BuildSummary {
+  summary(source: PortalSource, client: PortalClient, gathered: Gathered, rendered: Rendered, published: { files: PublishResult; replaced: boolean }, durationMs: number): BuildSummary {
     return toSummary({
       baseUrl: summarySource(source),
       demo: source.demo,
       out: this.run.loaded.config.out,
       upToDate: false,
-      published: true,
+      published: published.replaced,
       calendars: gathered.calendars.length,
       events: rendered.events,
       unreadable: gathered.unreadable,
@@ -228,7 +239,7 @@ export class SiteBuild {
       history: this.tracker.counts,
       eventFiles: { rendered: this.eventFiles.rendered, kept: this.eventFiles.kept + gathered.reusedEvents },
       calendarFiles: { rendered: this.calendarFiles.rendered, kept: this.calendarFiles.kept },
-      files,
+      files: published.files,
       warnings: this.run.log.warnings,
       durationMs,
     });

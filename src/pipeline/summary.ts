@@ -9,7 +9,8 @@ export interface BuildSummary {
   ok: true;
   /**
    * True when this build made --out the new site (its commit step happened); false when it left
-   * --out as it was (up to date). A failed build's --json object has false too.
+   * --out as it was: up to date, or the build made the very files --out holds. A failed build's
+   * --json object has false too.
    */
   published: boolean;
   /** The portal base URL (token redacted), or "demo". */
@@ -86,7 +87,9 @@ export function formatSummary(s: BuildSummary): string {
   return [
     s.upToDate
       ? `${s.out} is up to date with ${from}: nothing changed since the last build (checked in ${seconds} s, nothing written)`
-      : `Built ${s.out} from ${from} in ${seconds} s`,
+      : s.published
+        ? `Built ${s.out} from ${from} in ${seconds} s`
+        : `Built from ${from} in ${seconds} s the very files ${s.out} holds: left as it was, nothing written`,
     `  calendars ${s.calendars}, events ${s.events} (new ${s.changes.newEvents}, changed ${s.changes.changedEvents}, removed ${s.changes.removedEvents})` +
       (s.unreadable > 0 ? `, ${s.unreadable} unreadable (skipped)` : ''),
     `  details fetched ${s.details.fetched}, not modified ${s.details.notModified}, reused ${s.details.reused}, failed ${s.details.failed}`,

@@ -10,6 +10,7 @@ import { BIG_STRING, ChunkBlocks, slicesOf } from './chunk-blocks.js';
 import { chunkCheckFor } from './content-check.js';
 import { FileTable } from './file-table.js';
 import { errno, sha256Digest } from './fs-util.js';
+import { filesDiffer } from './intact.js';
 import { KeptLinks } from './kept-links.js';
 import type { Manifest } from './manifest.js';
 import { listedSame, type PublishedIndex, publishedIndexOf, publishedSize, sameBytes } from './published.js';
@@ -126,6 +127,15 @@ export class DirStaging implements Staging {
   async publishedListing(): Promise<FileTable | undefined> {
     const index = this.index ?? (await this.publishedIndex());
     return index !== 'unknown' && this.indexManifest !== undefined ? index : undefined;
+  }
+
+  /** See sameAsPublished() in staging.ts. */
+  async sameAsPublished(): Promise<boolean> {
+    const listing = await this.publishedListing();
+    if (listing === undefined || this.staged.changedCount() > 0 || !this.staged.has(paths.manifest())) return false;
+    if (!this.staged.problems().next().done) return false;
+    for (const relPath of listing.keys()) if (!this.staged.has(relPath)) return false;
+    return this.publishedRead.foundAsListed || (await filesDiffer(this.publishedRead)) === undefined;
   }
 
   /** See linkKept() in staging.ts. */

@@ -2,7 +2,7 @@
 // then, every file the manifest lists is there with its listed size, and nothing else is (besides
 // the manifest itself and the top-level dot files publish carries over). The same standard a
 // rebuild holds a kept file to (present, listed size), applied to the whole folder at once, so a
-// rebuild that finds nothing changed may leave --out as it is.
+// rebuild that finds nothing changed, or builds the very files published, may leave --out as it is.
 
 import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync, lstatSync } from 'node:fs';
@@ -28,11 +28,21 @@ export async function manifestSha256(outDir: string): Promise<string | undefined
  * the first difference found), or undefined when it is. `published`: the build's one read of it.
  */
 export async function outputDiffers(published: PublishedManifest, manifest: string): Promise<string | undefined> {
-  const { outDir } = published;
   const read = await published.read();
   if (read.found === 'unreadable') return `its ${paths.manifest()} is unreadable (${errno(read.error) ?? String(read.error)})`;
   if (read.found === 'none') return `it has no ${paths.manifest()}`;
   if (read.sha256 !== manifest) return `its ${paths.manifest()} is not the one the last build published`;
+  return filesDiffer(published);
+}
+
+/**
+ * Why --out's files are not exactly those its manifest.json lists, each with its listed size (a
+ * short reason), or undefined when they are; then `published.foundAsListed` is set.
+ */
+export async function filesDiffer(published: PublishedManifest): Promise<string | undefined> {
+  const { outDir } = published;
+  const read = await published.read();
+  if (read.found !== 'read') return `it has no readable ${paths.manifest()}`;
   if ('error' in read.listing) return `its ${paths.manifest()} cannot be read (${(read.listing.error as Error).message})`;
   const listed = read.listing.files;
   let found = 0;

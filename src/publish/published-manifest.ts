@@ -36,7 +36,7 @@ export type PublishedRead =
 export class PublishedManifest {
   private reading: Promise<PublishedRead> | undefined;
   /**
-   * Set by outputDiffers when it found every file listed on disk with its listed size and nothing
+   * Set by filesDiffer (intact.ts) when it found every file listed on disk with its listed size and nothing
    * else: the files need not be looked at again one by one this build (which holds the lock).
    */
   foundAsListed = false;

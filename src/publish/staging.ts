@@ -98,6 +98,15 @@ export async function discard(staging: Staging): Promise<void> {
 }
 
 /**
+ * Whether staging holds exactly the files --out holds, byte for byte, so publishing would change
+ * nothing: every file kept (none written), none of --out's gone, no problem found, and --out's
+ * files on disk as its manifest lists them (found so at the build's start, else looked at now).
+ */
+export async function sameAsPublished(staging: Staging): Promise<boolean> {
+  return staging instanceof DirStaging && (await staging.sameAsPublished());
+}
+
+/**
  * At publish, before verify: link (or copy) every deferred file into staging from --out, which
  * stays as it is. After this the staging folder is the complete new output.
  */

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_WARNINGS, runCommand, type CliResult } from '../support/cli.js';
+import { replaceRecord } from '../support/store.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCRIPT = join(ROOT, '.github/action/run.sh');
@@ -52,9 +53,9 @@ async function step(run: string, inputs: Record<string, string> = {}): Promise<{
 
 /** The outputs say what the --json summary says. */
 async function expectOutputsOf(outputs: Record<string, string>): Promise<void> {
-  const summary = JSON.parse(await readFile(outputs['summary-file']!, 'utf8')) as { upToDate: boolean; events: number; warnings: string[] };
+  const summary = JSON.parse(await readFile(outputs['summary-file']!, 'utf8')) as { published: boolean; upToDate: boolean; events: number; warnings: string[] };
   expect(outputs).toEqual({
-    published: String(!summary.upToDate),
+    published: String(summary.published),
     'up-to-date': String(summary.upToDate),
     events: String(summary.events),
     warnings: String(summary.warnings.length),
@@ -79,6 +80,16 @@ describe('the GitHub Action', () => {
     expect(second.r.code, second.r.stderr).toBe(0);
     await expectOutputsOf(second.outputs);
     expect(second.outputs.events).toBe('59');
+
+    // Without the record of the last build, the run renders everything and (unless an event started
+    // or ended since, on this real clock) finds the files the folder holds: nothing to publish.
+    await replaceRecord(join(repo, '.calfeed-cache'));
+    const third = await step('third');
+    expect(third.r.code, third.r.stderr).toBe(0);
+    expect(third.outputs).toMatchObject({ 'up-to-date': 'false', events: '59' });
+    await expectOutputsOf(third.outputs);
+    const what = third.outputs.published === 'true' ? 'published public' : 'built the very files public holds, nothing published';
+    expect(third.stepSummary).toBe(`calfeed: ${what}; 5 calendars, 59 events, 1 warning.\n`);
   });
 
   it('fails the step with calfeed\'s exit status on a bad input, with published=false', async () => {

@@ -1,6 +1,6 @@
 // Issue 2 acceptance: the real CLI against the demo portal over HTTP, checked with real parsers.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, readlink, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -10,8 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPortal, type DemoPortal } from '../../src/demo/server.js';
 import { findList, rawId } from '../../src/normalize/index.js';
 import { assignSegments, paths } from '../../src/paths.js';
+import { formatSummary } from '../../src/pipeline/summary.js';
+import { buildAt } from '../support/build-at.js';
 import { runCli, type CliResult } from '../support/cli.js';
-import { listFiles, snapshotTree } from '../support/tree.js';
+import { fileInodes, listFiles, snapshotTree } from '../support/tree.js';
 import { replaceRecord } from '../support/store.js';
 
 let portal: DemoPortal;
@@ -170,8 +172,77 @@ describe('calfeed build against the demo portal', () => {
   });
 });
 
+describe('a rebuild that makes the very files --out holds', () => {
+  // Without the record of the last build, a rebuild renders everything again and finds every
+  // file's bytes the published ones: publishing would only make the same tree anew. One "now" for
+  // every build of a test, so no event starts or ends between them.
+  const now = Date.now();
+  const build = (work: string, site: string): ReturnType<typeof buildAt> => buildAt({ portal, work, site, cache: join(work, 'cache'), now });
+
+  it('leaves a folder --out as it was (the same folder, every file the same inode), says so, and reports published: false', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calfeed-same-'));
+    try {
+      const out = join(dir, 'site');
+      expect((await build(dir, out)).summary.published).toBe(true);
+      const folder = (await stat(out)).ino;
+      const inodes = await fileInodes(out);
+      await replaceRecord(join(dir, 'cache'));
+      const again = await build(dir, out);
+      expect(again.summary).toMatchObject({ published: false, upToDate: false, files: { written: 0, unchanged: inodes.size, removed: 0, files: inodes.size } });
+      expect(formatSummary(again.summary)).toContain(`the very files ${out} holds: left as it was, nothing written`);
+      expect((await stat(out)).ino).toBe(folder);
+      expect(await fileInodes(out)).toEqual(inodes);
+      expect((await readdir(dir)).sort()).toEqual(['cache', 'site']);
+      // The record saved by that build vouches for --out: the next build is up to date.
+      expect((await build(dir, out)).summary).toMatchObject({ upToDate: true, published: false });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves a linked --out on its generation: no new one is made', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calfeed-same-'));
+    try {
+      const out = join(dir, 'site');
+      await mkdir(join(dir, 'real'));
+      await symlink('real', out);
+      expect((await build(dir, out)).summary.published).toBe(true);
+      const before = await snapshotTree(out);
+      await replaceRecord(join(dir, 'cache'));
+      expect((await build(dir, out)).summary).toMatchObject({ published: false, files: { written: 0, removed: 0 } });
+      expect(await readlink(out)).toBe('.site.calfeed-gen-1');
+      expect(await snapshotTree(out)).toEqual(before);
+      expect((await readdir(dir)).sort()).toEqual(['.site.calfeed-gen-1', 'cache', 'real', 'site']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('still publishes when --out is not as its manifest lists it: a file added by hand goes, one removed comes back', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calfeed-same-'));
+    try {
+      const out = join(dir, 'site');
+      await build(dir, out);
+      const files = await listFiles(out);
+      // Not listed in manifest.json: the published site is calfeed's files alone.
+      await writeFile(join(out, 'stray.html'), '<p>added by hand</p>');
+      await replaceRecord(join(dir, 'cache'));
+      expect((await build(dir, out)).summary).toMatchObject({ published: true, files: { written: 0, removed: 0 } });
+      expect(await listFiles(out)).toEqual(files);
+
+      const gone = files.find((f) => f.endsWith('.ics') && f.includes('/events/'))!;
+      await rm(join(out, gone));
+      await replaceRecord(join(dir, 'cache'));
+      expect((await build(dir, out)).summary).toMatchObject({ published: true, files: { written: 1, removed: 0 } });
+      expect(await listFiles(out)).toEqual(files);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a symbolic link as --out', () => {
-  it('publishes a new folder beside the link and flips the link to it; a rebuild keeps every file and the previous folder', async () => {
+  it('publishes a new folder beside the link and flips the link to it; a rebuild keeps every unchanged file and the previous folder', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'calfeed-link-'));
     try {
       await mkdir(join(dir, 'real'));
@@ -186,14 +257,21 @@ describe('a symbolic link as --out', () => {
       expect(files.length).toBe(JSON.parse(first.stdout).files.files);
       // The folder the link led to is the user's: left as it was (here, empty).
       expect(await readdir(join(dir, 'real'))).toEqual([]);
-      const before = await snapshotTree(join(dir, 'site'));
-      // Without the record of the last build, the rebuild goes through publishing (nothing changed).
-      await replaceRecord(join(dir, 'cache'));
-      const second = await runCli(args, { env, cwd: dir });
+      const inodes = await fileInodes(join(dir, 'site'));
+      // Another title: every page changes, the JSON mirrors and calendar files do not.
+      const second = await runCli([...args, '--title', 'Another title'], { env, cwd: dir });
       expect(second.code, second.stderr).toBe(0);
-      expect(JSON.parse(second.stdout).files).toMatchObject({ written: 0, unchanged: files.length, removed: 0 });
+      const summary = JSON.parse(second.stdout) as { published: boolean; files: { written: number; unchanged: number; removed: number } };
+      expect(summary.published).toBe(true);
+      expect(summary.files.written).toBeGreaterThan(0);
+      expect(summary.files.unchanged).toBeGreaterThan(0);
+      expect(summary.files.removed).toBe(0);
       expect(await readlink(join(dir, 'site'))).toBe('.site.calfeed-gen-2');
-      expect(await snapshotTree(join(dir, 'site'))).toEqual(before);
+      // Each unchanged file is the previous generation's, hard-linked (same inode, bytes and mtime).
+      const after = await fileInodes(join(dir, 'site'));
+      const kept = [...after].filter(([file, ino]) => inodes.get(file) === ino);
+      expect(kept.length).toBe(summary.files.unchanged);
+      expect(kept.map(([file]) => file)).toContain(paths.calendarsMirror());
       // Nothing else beside the link: the previous generation, no backup or staging folder.
       expect((await readdir(dir)).sort()).toEqual(['.site.calfeed-gen-1', '.site.calfeed-gen-2', 'cache', 'real', 'site']);
     } finally {
