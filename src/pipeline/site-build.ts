@@ -178,6 +178,8 @@ export class SiteBuild {
     // Replacing --out with the same files would cost a new tree (a folder and a link per file) and
     // a moment without --out, for nothing; a deployment step has nothing new to upload either.
     if (await sameAsPublished(staging)) {
+      // Stopped meanwhile: a stop, like any before the commit (the build store is not saved either).
+      signal?.throwIfAborted();
       this.staging = undefined;
       await discard(staging);
       const files = staging.files().size;
