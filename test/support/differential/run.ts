@@ -1,11 +1,13 @@
 // Replays a portal history (model.ts) through real builds and checks, after every step, that the
 // incremental build published exactly what a cold build at the same "now", with the same event
 // history, publishes: every file byte for byte (manifest included), the same warnings and the same
-// failed and unreadable counts. Where a step asks, a further rebuild with nothing changed must be
-// up to date and leave every file as it was, bytes and mtimes.
+// failed and unreadable counts. Its summary's "published" tells the truth: true exactly when --out's
+// files changed, and a failed build leaves --out as it was. Where a step asks, a further rebuild
+// with nothing changed must be up to date and leave every file as it was, bytes and mtimes.
 //
 // Builds go through runBuild, the function the CLI calls, against a real HTTP portal on 127.0.0.1.
 
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +70,9 @@ export async function runHistory(history: History): Promise<void> {
       await mkdir(cold.cache, { recursive: true });
       // The cold build starts from the event history the incremental one starts from, and nothing else.
       await copyHistory(incremental.cache, cold.cache);
+      const before = await filesOf(incremental.out);
       const inc = await build(portal, incremental, at, work);
+      publishedTruly(where, inc, before, await filesOf(incremental.out));
       const ref = await build(portal, cold, at, work);
       await compare(where, inc, ref, incremental.out, cold.out);
       if (inc.summary) published = await checkRules(where, incremental.out, published);
@@ -90,6 +94,25 @@ export async function runHistory(history: History): Promise<void> {
   } finally {
     await portal?.close();
     await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Each file of --out with its bytes' hash; empty before the first build. */
+async function filesOf(out: string): Promise<Map<string, string>> {
+  if (!existsSync(out)) return new Map();
+  return new Map([...(await snapshotTree(out))].map(([file, { sha256 }]) => [file, sha256]));
+}
+
+// "published" is true exactly when --out's files changed (a build that makes the very files --out
+// holds leaves it alone); a failed build changes nothing.
+function publishedTruly(where: string, built: Built, before: Map<string, string>, after: Map<string, string>): void {
+  const changed = before.size !== after.size || [...after].some(([file, sha]) => before.get(file) !== sha);
+  if (!built.summary) {
+    if (changed) throw new Error(`${where}: the build failed (${built.error}), yet --out changed`);
+    return;
+  }
+  if (built.summary.published !== changed) {
+    throw new Error(`${where}: the build said "published": ${built.summary.published}, but --out's files ${changed ? 'changed' : 'are the same'}\n${built.log}`);
   }
 }
 
