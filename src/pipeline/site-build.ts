@@ -28,10 +28,13 @@ import { summarySource, toSummary, type BuildSummary } from './summary.js';
 const DAY_MS = 86_400_000;
 
 /**
- * Pages' worth of rendering (an event page is one) a build by the cores does in the main thread
- * before it starts page workers: about what starting one costs in CPU (DeferredPool).
+ * Pages' worth of rendering (an event page is one, a calendar's files half a page per event) a
+ * build by the cores does in the main thread before it starts page workers (DeferredPool). Below
+ * it a worker bought no wall time on 2 cores and cost a second of CPU and 60 to 100 MB of peak
+ * (a rebuild of 20 calendars of 500 events, about 5,100); a cold build of those (about 15,000)
+ * starts them (docs/performance.md).
  */
-const START_WORKERS_AFTER = 500;
+const START_WORKERS_AFTER = 8000;
 
 /** --threads: page workers (undefined: by the cores), and whether files are written in a thread of their own. */
 function threadsOf(run: BuildRun): { pages: number | undefined; writer: boolean | undefined } {
