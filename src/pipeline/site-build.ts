@@ -55,6 +55,12 @@ export interface Rendered {
   stableUntil: number;
 }
 
+/** What publish() did: the files it counted, and whether --out was replaced (else left as it was). */
+export interface Published {
+  files: PublishResult;
+  replaced: boolean;
+}
+
 /** One build past its plan: the parts it renders with, each step a method, and what a failure lets go. */
 export class SiteBuild {
   readonly pages: PageRenderer;
@@ -164,7 +170,7 @@ export class SiteBuild {
    * search.json and manifest.json, the shrink guard, and the commit: --out is the new site after
    * it (`replaced`), unless the new site is the very files --out holds, which are left as they are.
    */
-  async publish(outDir: string, gathered: Gathered, rendered: Rendered): Promise<{ files: PublishResult; replaced: boolean }> {
+  async publish(outDir: string, gathered: Gathered, rendered: Rendered): Promise<Published> {
     const { log, signal } = this.run;
     const { config } = this.run.loaded;
     const { calendars } = gathered;
@@ -229,7 +235,7 @@ export class SiteBuild {
     };
   }
 
-  summary(source: PortalSource, client: PortalClient, gathered: Gathered, rendered: Rendered, published: { files: PublishResult; replaced: boolean }, durationMs: number): BuildSummary {
+  summary(source: PortalSource, client: PortalClient, gathered: Gathered, rendered: Rendered, published: Published, durationMs: number): BuildSummary {
     return toSummary({
       baseUrl: summarySource(source),
       demo: source.demo,
