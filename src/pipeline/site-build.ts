@@ -5,7 +5,7 @@ import type { Calendar, SiteContext } from '../model.js';
 import type { CrawlCache } from '../crawl/index.js';
 import { CalfeedError } from '../errors.js';
 import type { PortalClient } from '../http/index.js';
-import { createStaging, discard, publish, sameAsPublished, shrinkReason, writeSearchIndexes, writeSiteMeta, type PublishResult, type Staging } from '../publish/index.js';
+import { createStaging, discard, publish, sameAsPublished, setAside, shrinkReason, writeSearchIndexes, writeSiteMeta, type PublishResult, type Staging } from '../publish/index.js';
 import { createRenderContext } from '../render/context.js';
 import { headerLine, prepareStore, storeTail, type PreparedStore } from '../state/build-store.js';
 import { settleCalendars, type CalendarRecord } from '../state/calendars.js';
@@ -190,7 +190,7 @@ export class SiteBuild {
       // Stopped meanwhile: a stop, like any before the commit (the build store is not saved either).
       signal?.throwIfAborted();
       this.staging = undefined;
-      await discard(staging);
+      await setAside(staging);
       const files = staging.files().size;
       return { files: { written: 0, unchanged: files, removed: 0, files }, replaced: false };
     }

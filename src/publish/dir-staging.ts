@@ -10,12 +10,12 @@ import { BIG_STRING, ChunkBlocks, slicesOf } from './chunk-blocks.js';
 import { chunkCheckFor } from './content-check.js';
 import { FileTable } from './file-table.js';
 import { errno, sha256Digest } from './fs-util.js';
-import { filesDiffer } from './intact.js';
 import { KeptLinks } from './kept-links.js';
 import type { Manifest } from './manifest.js';
 import { listedSame, type PublishedIndex, publishedIndexOf, publishedSize, sameBytes } from './published.js';
 import { PublishedManifest } from './published-manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
+import { SpareHold } from './spare.js';
 import type { Staging, StagingOptions } from './staging.js';
 import { folderOf, StagingClaims } from './staging-claims.js';
 import { StreamedFile } from './streamed-file.js';
@@ -34,7 +34,7 @@ export class DirStaging implements Staging {
   private readonly checkedPublished = new Set<string>();
   private readonly links: KeptLinks;
   private closed = false;
-  private readonly publishedRead: PublishedManifest;
+  readonly publishedRead: PublishedManifest;
   private published: Promise<PublishedIndex> | undefined;
   private index: PublishedIndex | undefined;
   // --out's manifest without its file list, when the index came from it (else undefined).
@@ -42,12 +42,16 @@ export class DirStaging implements Staging {
   // Makes new files (and their folders) in a writer thread; see writer.ts. Links, folders for
   // them and streamed files are made synchronously here.
   private readonly writer: StagingWriter;
+  // When the folder was the spare: which of --out's files it holds (spare.ts).
+  readonly spare: SpareHold | undefined;
 
   constructor(
     readonly dir: string,
     readonly outDir: string,
     private readonly options: StagingOptions,
+    notHeld?: Set<string>,
   ) {
+    this.spare = notHeld && new SpareHold(dir, notHeld);
     this.claims = new StagingClaims(dir, this.staged);
     this.publishedRead = options.published ?? new PublishedManifest(outDir);
     this.links = new KeptLinks(outDir, options.onWarning);
@@ -129,23 +133,15 @@ export class DirStaging implements Staging {
     return index !== 'unknown' && this.indexManifest !== undefined ? index : undefined;
   }
 
-  /** See sameAsPublished() in staging.ts. */
-  async sameAsPublished(): Promise<boolean> {
-    const listing = await this.publishedListing();
-    if (listing === undefined || this.staged.changedCount() > 0 || !this.staged.has(paths.manifest())) return false;
-    if (!this.staged.problems().next().done) return false;
-    for (const relPath of listing.keys()) if (!this.staged.has(relPath)) return false;
-    return this.publishedRead.foundAsListed || (await filesDiffer(this.publishedRead)) === undefined;
-  }
-
   /** See linkKept() in staging.ts. */
   async linkKept(): Promise<void> {
     this.assertOpen('the kept files');
     // Every write has resolved by now (publish comes after them); the thread is not needed again.
     await this.writer.stop();
+    const index = this.index ?? (await this.publishedIndex());
     const copying: Array<Promise<void>> = [];
     for (const { relPath, slot, listed } of this.staged.slots()) {
-      if (!listed || !this.staged.deferredAt(slot)) continue;
+      if (!listed || !this.staged.deferredAt(slot) || this.spare?.holds(relPath, index)) continue;
       this.claims.ensureDir(folderOf(relPath));
       let copy: Promise<void> | undefined;
       try {
@@ -159,6 +155,7 @@ export class DirStaging implements Staging {
       if (copying.length >= 256) await Promise.all(copying.splice(0));
     }
     await Promise.all(copying);
+    await this.spare?.dropGone(index, this.staged);
   }
 
   // keep(), where `checked` says the published file was already found with its listed size.
@@ -174,7 +171,7 @@ export class DirStaging implements Staging {
         this.staged.set(relPath, size, hash, false, true);
         return;
       }
-      const copying = this.links.linkOrCopy(published, target);
+      const copying = this.spare?.holds(relPath, index) ? undefined : this.links.linkOrCopy(published, target);
       if (copying) await copying;
       this.staged.set(relPath, size, hash, false);
       return;
@@ -191,6 +188,7 @@ export class DirStaging implements Staging {
       );
     }
     this.claims.ensureDir(folder);
+    this.spare?.vacate(relPath, index);
     const copying = this.links.linkOrCopy(published, target);
     if (copying) await copying;
     this.staged.set(relPath, bytes.length, sha256Digest(bytes), false);
@@ -248,11 +246,12 @@ export class DirStaging implements Staging {
       this.staged.set(relPath, bytes.length, hash, false, true);
       return;
     }
-    if (same) {
+    if (same && !this.spare?.holds(relPath, index)) {
       this.claims.ensureDir(folder);
       const copying = this.links.linkOrCopy(published, target);
       if (copying) await copying;
-    } else {
+    } else if (!same) {
+      this.spare?.vacate(relPath, index);
       await this.writeNew(relPath, folder, bytes, false);
     }
     this.staged.set(relPath, bytes.length, hash, !same);
@@ -284,7 +283,7 @@ export class DirStaging implements Staging {
     let file: StreamedFile | undefined;
     const blocks = new ChunkBlocks((bytes, gathered) => {
       if (gathered) this.options.signal?.throwIfAborted();
-      file ??= this.openStreamed(relPath, folder, compare);
+      file ??= this.openStreamed(relPath, folder, compare, index);
       file.write(bytes);
     });
     try {
@@ -305,9 +304,10 @@ export class DirStaging implements Staging {
   }
 
   // Opened when the first block is full, so a small file never has a handle open.
-  private openStreamed(relPath: string, folder: string, compare: boolean): StreamedFile {
+  private openStreamed(relPath: string, folder: string, compare: boolean, index: PublishedIndex): StreamedFile {
     this.assertOpen(relPath);
     this.claims.ensureDir(folder);
+    this.spare?.vacate(relPath, index);
     return new StreamedFile(this.stagedPath(relPath), compare ? this.publishedPath(relPath) : undefined, chunkCheckFor(relPath));
   }
 

@@ -28,7 +28,7 @@ export { assertSafeRelPath } from './rel-path.js';
 export { outputFolder } from './siblings.js';
 export { PublishedManifest } from './published-manifest.js';
 export { assertReplaceable } from './replaceable.js';
-export { createStaging, discard, sameAsPublished, type StagedFile, type Staging, type StagingOptions } from './staging.js';
+export { createStaging, discard, sameAsPublished, setAside, type StagedFile, type Staging, type StagingOptions } from './staging.js';
 export { publish, type PublishOptions, type PublishResult, type SwapStep } from './swap.js';
 export { recover } from './recover.js';
 export { contentProblem, icalProblem } from './content-check.js';

@@ -20,6 +20,11 @@ export function assertSafeRelPath(relPath: string): void {
   }
 }
 
+/** Whether relPath passes assertSafeRelPath (for paths read back from calfeed's own files). */
+export function isSafeRelPath(relPath: string): boolean {
+  return pathProblem(relPath) === undefined;
+}
+
 function pathProblem(relPath: string): string | undefined {
   if (typeof relPath !== 'string' || relPath.length === 0) return 'it is empty';
   if (relPath.length > MAX_PATH) return `it is longer than ${MAX_PATH} characters`;

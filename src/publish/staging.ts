@@ -8,12 +8,15 @@
 
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { paths } from '../paths.js';
 import { DirStaging } from './dir-staging.js';
 import type { FileTable } from './file-table.js';
+import { filesDiffer } from './intact.js';
 import type { Manifest } from './manifest.js';
-import type { PublishedManifest } from './published-manifest.js';
+import { PublishedManifest } from './published-manifest.js';
 import { assertReplaceable } from './replaceable.js';
 import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
+import { keepSpare, takeSpare } from './spare.js';
 import { folderOf } from './staging-claims.js';
 import { underRoot } from './write-job.js';
 
@@ -82,11 +85,20 @@ export function isLiveStaging(dir: string): boolean {
 export async function createStaging(outDir: string, options: StagingOptions = {}): Promise<Staging> {
   const s = siblingsOf(outDir);
   await ensureParent(s);
-  await assertReplaceable(s.outDir, options.published);
+  const published = options.published ?? new PublishedManifest(s.outDir);
+  await assertReplaceable(s.outDir, published);
   const dir = path.join(s.parent, s.stagingPrefix + uniqueSuffix());
-  await mkdir(dir);
+  // Marked live first: recover() must not sweep the spare once it is renamed to `dir`.
   liveStagings.add(dir);
-  return new DirStaging(dir, s.outDir, options);
+  try {
+    const stale = await takeSpare(s, await published.read(), dir);
+    if (stale === undefined) await mkdir(dir);
+    return new DirStaging(dir, s.outDir, { ...options, published }, stale);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    liveStagings.delete(dir);
+    throw error;
+  }
 }
 
 /** Remove a staging folder after a failure; outDir is untouched. */
@@ -98,12 +110,34 @@ export async function discard(staging: Staging): Promise<void> {
 }
 
 /**
+ * Drop a staging folder after sameAsPublished(): it holds only --out's own files, so one taken
+ * from the spare becomes the spare again for the next build; any other is removed.
+ */
+export async function setAside(staging: Staging): Promise<void> {
+  const read = staging instanceof DirStaging && staging.spare ? await staging.publishedRead.read() : undefined;
+  if (read?.found === 'read' && staging instanceof DirStaging && staging.spare) {
+    await staging.close();
+    if (await keepSpare(siblingsOf(staging.outDir), staging.dir, read.sha256, [...staging.spare.notHeld])) {
+      liveStagings.delete(staging.dir);
+      return;
+    }
+  }
+  await discard(staging);
+}
+
+/**
  * Whether staging holds exactly the files --out holds, byte for byte, so publishing would change
  * nothing: every file kept (none written), none of --out's gone, no problem found, and --out's
  * files on disk as its manifest lists them (found so at the build's start, else looked at now).
  */
 export async function sameAsPublished(staging: Staging): Promise<boolean> {
-  return staging instanceof DirStaging && (await staging.sameAsPublished());
+  if (!(staging instanceof DirStaging)) return false;
+  const staged = staging.files();
+  const listing = await staging.publishedListing();
+  if (listing === undefined || staged.changedCount() > 0 || !staged.has(paths.manifest())) return false;
+  if (!staged.problems().next().done) return false;
+  for (const relPath of listing.keys()) if (!staged.has(relPath)) return false;
+  return staging.publishedRead.foundAsListed || (await filesDiffer(staging.publishedRead)) === undefined;
 }
 
 /**

@@ -26,7 +26,9 @@ import { errno, removeTree, walkFiles } from './fs-util.js';
 import { commitFailed, flipLink, isLinkMode, removeOldGenerations } from './generations.js';
 import { assertReplaceable } from './replaceable.js';
 import { type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
-import { linkKept, publishedFiles, sealStaging, type Staging, toFlush } from './staging.js';
+import { DirStaging } from './dir-staging.js';
+import { keepSpare } from './spare.js';
+import { linkKept, publishedFiles, sealStaging, type StagedFile, type Staging, toFlush } from './staging.js';
 import { verifyStaging } from './verify.js';
 
 export interface PublishResult {
@@ -84,7 +86,8 @@ async function commitStaging(staging: Staging, s: Siblings, options: PublishOpti
   let written = 0;
   if (next instanceof FileTable) written = next.changedCount();
   else for (const info of next.values()) if (info.changed) written++;
-  const removed = await countRemoved(s.outDir, next, await publishedFiles(staging));
+  const previous = await publishedFiles(staging);
+  const removed = await countRemoved(s.outDir, next, previous);
 
   const flush = toFlush(staging);
   await flushAll(staging.dir, flush.files, flush.folders);
@@ -95,7 +98,7 @@ async function commitStaging(staging: Staging, s: Siblings, options: PublishOpti
   options.signal?.throwIfAborted();
   options.onStep?.('committing');
   const done: Committed = linkMode ? { mode: 'link', keep: await flipLink(staging.dir, s, options.onStep) } : await renameSwap(staging.dir, s, options.onStep);
-  await afterCommit(s, done, options.onWarning);
+  await afterCommit(s, done, options.onWarning, () => spareOf(staging, next, previous));
   return { written, unchanged: next.size - written, removed, files: next.size };
 }
 
@@ -139,17 +142,40 @@ function notRestored(what: string, cause: unknown, undo: unknown, backup: string
 // After the commit: flush the parent (the rename itself), then remove the old output. The new site
 // is published whatever happens here, so a failure is a warning; the next run's recover()
 // removes what was left.
-async function afterCommit(s: Siblings, done: Committed, onWarning: PublishOptions['onWarning']): Promise<void> {
+async function afterCommit(s: Siblings, done: Committed, onWarning: PublishOptions['onWarning'], spare: () => Spare | undefined): Promise<void> {
   const warn = (what: string, error: unknown): void => onWarning?.(`The new site is published, but ${what} failed (${errno(error) ?? String(error)}).`);
   await flushFolder(s.parent).catch((error: unknown) => warn(`flushing ${s.parent} to disk`, error));
   try {
     // 300,000 files at 100,000 events. removeTree takes each entry's type from its folder listing,
     // where rm -r lstats every entry and tries rmdir on each folder twice.
-    if (done.mode === 'folder' && done.old !== null) await removeTree(done.old);
+    if (done.mode === 'folder' && done.old !== null) {
+      const kept = spare();
+      if (!kept || !(await keepSpare(s, done.old, kept.manifestSha256, kept.stale))) await removeTree(done.old);
+    }
     if (done.mode === 'link') await removeOldGenerations(s, done.keep);
   } catch (error) {
     warn('removing the previous output (the next build retries)', error);
   }
+}
+
+/** What the old output is kept as the spare with (spare.ts): the new manifest's SHA-256 and where the two differ. */
+interface Spare {
+  manifestSha256: string;
+  stale: string[];
+}
+
+// The old output can be the next build's staging when every file it shares with the new one is
+// the same file (hard links, and --out found as listed at the start: nothing else in it), and it
+// differs in at most half of them: the files written and the files gone.
+function spareOf(staging: Staging, next: FileTable | ReadonlyMap<string, StagedFile>, previous: ReadonlyMap<string, unknown> | undefined): Spare | undefined {
+  if (!(staging instanceof DirStaging) || staging.copiedKept || !staging.publishedRead.foundAsListed || !(next instanceof FileTable) || previous === undefined) return undefined;
+  const hash = next.hashOf(paths.manifest());
+  if (hash === undefined) return undefined;
+  const stale: string[] = [];
+  for (const { relPath, slot, listed } of next.slots()) if (listed && next.changedAt(slot)) stale.push(relPath);
+  for (const relPath of previous.keys()) if (!next.has(relPath)) stale.push(relPath);
+  if (stale.length > next.size / 2) return undefined;
+  return { manifestSha256: typeof hash === 'string' ? hash : Buffer.from(hash).toString('hex'), stale };
 }
 
 // Top-level dot files of the published folder that calfeed did not write (.gitkeep, .gitignore,

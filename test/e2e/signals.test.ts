@@ -123,10 +123,11 @@ describe('a signal before the commit point', () => {
     expect(r.code, r.stderr).toBe(status);
     expect(json(r)).toMatchObject({ ok: false, published: false, error: { code: 'INTERRUPTED', exitCode: status } });
     expect(await snapshotTree(join(dir, 'site'))).toEqual(before);
-    // What it left beside --out, the next build removes.
+    // What it left beside --out, the next build removes; that build publishes the change, and keeps
+    // the output before it as its spare (src/publish/spare.ts).
     const next = await build(dir);
     expect(next.code, next.stderr).toBe(0);
-    expect((await readdir(dir)).sort()).toEqual(['cache', 'site']);
+    expect((await readdir(dir)).sort()).toEqual(['.site.calfeed-spare', '.site.calfeed-spare.json', 'cache', 'site']);
   });
 });
 
