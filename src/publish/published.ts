@@ -22,6 +22,11 @@ export function publishedIndexOf(read: PublishedRead): { index: PublishedIndex; 
   return { index: read.listing.files, manifest: read.listing.manifest };
 }
 
+/** The files `listing` (--out's manifest) has and `next` (the new output) does not: those the new output drops. */
+export function* dropped(listing: ReadonlyMap<string, unknown>, next: ReadonlyMap<string, unknown>): Generator<string> {
+  for (const relPath of listing.keys()) if (!next.has(relPath)) yield relPath;
+}
+
 /** Size of a regular file (lstat: a symlink does not count), or -1 when it is missing or not one. */
 export function publishedSize(file: string): number {
   try {

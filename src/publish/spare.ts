@@ -14,6 +14,7 @@ import { lstat, readdir, readFile, rename, rmdir, stat, unlink, writeFile } from
 import path from 'node:path';
 import type { FileTable } from './file-table.js';
 import { errno, removeTree } from './fs-util.js';
+import { dropped } from './published.js';
 import type { PublishedRead } from './published-manifest.js';
 import { isSafeRelPath } from './rel-path.js';
 import { type Siblings, uniqueSuffix } from './siblings.js';
@@ -122,8 +123,8 @@ export class SpareHold {
   /** At publish: unlink the spare's files that are not output any more (listed, not staged). */
   async dropGone(listed: FileTable | 'unknown', staged: FileTable): Promise<void> {
     if (listed === 'unknown') return;
-    for (const relPath of listed.keys()) {
-      if (staged.has(relPath) || !this.holds(relPath, listed)) continue;
+    for (const relPath of dropped(listed, staged)) {
+      if (!this.holds(relPath, listed)) continue;
       await removeFile(this.dir, relPath);
       this.notHeld.add(relPath);
     }

@@ -12,6 +12,7 @@ import { paths } from '../paths.js';
 import { DirStaging } from './dir-staging.js';
 import type { FileTable } from './file-table.js';
 import { filesDiffer } from './intact.js';
+import { dropped } from './published.js';
 import type { Manifest } from './manifest.js';
 import { PublishedManifest } from './published-manifest.js';
 import { assertReplaceable } from './replaceable.js';
@@ -136,7 +137,7 @@ export async function sameAsPublished(staging: Staging): Promise<boolean> {
   const listing = await staging.publishedListing();
   if (listing === undefined || staged.changedCount() > 0 || !staged.has(paths.manifest())) return false;
   if (!staged.problems().next().done) return false;
-  for (const relPath of listing.keys()) if (!staged.has(relPath)) return false;
+  if (!dropped(listing, staged).next().done) return false;
   return staging.publishedRead.foundAsListed || (await filesDiffer(staging.publishedRead)) === undefined;
 }
 

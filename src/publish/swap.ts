@@ -27,6 +27,7 @@ import { commitFailed, flipLink, isLinkMode, removeOldGenerations } from './gene
 import { assertReplaceable } from './replaceable.js';
 import { type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
 import { DirStaging } from './dir-staging.js';
+import { dropped } from './published.js';
 import { keepSpare } from './spare.js';
 import { linkKept, publishedFiles, sealStaging, type StagedFile, type Staging, toFlush } from './staging.js';
 import { verifyStaging } from './verify.js';
@@ -173,7 +174,7 @@ function spareOf(staging: Staging, next: FileTable | ReadonlyMap<string, StagedF
   if (hash === undefined) return undefined;
   const stale: string[] = [];
   for (const { relPath, slot, listed } of next.slots()) if (listed && next.changedAt(slot)) stale.push(relPath);
-  for (const relPath of previous.keys()) if (!next.has(relPath)) stale.push(relPath);
+  stale.push(...dropped(previous, next));
   if (stale.length > next.size / 2) return undefined;
   return { manifestSha256: typeof hash === 'string' ? hash : Buffer.from(hash).toString('hex'), stale };
 }
@@ -203,11 +204,7 @@ async function carryOverDotfiles(outDir: string, stagingDir: string): Promise<vo
 // build, foreign .gitkeep), walk.
 async function countRemoved(outDir: string, next: ReadonlyMap<string, unknown>, previous: ReadonlyMap<string, unknown> | undefined): Promise<number> {
   const withoutManifest = next.has(paths.manifest()) ? 0 : 1;
-  if (previous !== undefined) {
-    let gone = 0;
-    for (const relPath of previous.keys()) if (!next.has(relPath)) gone++;
-    return gone + withoutManifest;
-  }
+  if (previous !== undefined) return [...dropped(previous, next)].length + withoutManifest;
   let removed = 0;
   for await (const file of walkFiles(outDir)) if (!next.has(file.rel) && !/^\.[^/]*$/.test(file.rel)) removed++;
   return removed;
