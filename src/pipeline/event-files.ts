@@ -19,6 +19,15 @@ export interface EventOutput {
   record: string;
 }
 
+/**
+ * What history records of an event's files: the fingerprint of what they were rendered from and a
+ * digest of their bytes' SHA-256 (page, then .ics); undefined when either is unknown.
+ */
+function stamp(fingerprint: string, pageSha256: string | undefined, icsSha256: string | undefined): string | undefined {
+  if (pageSha256 === undefined || icsSha256 === undefined) return undefined;
+  return `${fingerprint}.${createHash('sha256').update(pageSha256).update(icsSha256).digest('base64url').slice(0, 22)}`;
+}
+
 /** Writes event pages and .ics files, skipping those whose fingerprint matches the published ones. */
 export class EventFiles {
   rendered = 0;
@@ -51,7 +60,10 @@ export class EventFiles {
     const page = paths.eventPage(cal.slug, event.slug);
     const ics = paths.eventIcs(cal.slug, event.slug);
     const fingerprint = this.fingerprint(cal, eventJson);
-    const keep = fingerprint === renderedBefore && (await this.staging.isPublished(page)) && (await this.staging.isPublished(ics));
+    // Kept when the build that made them rendered them from these inputs to the very bytes --out's
+    // manifest lists now: true whichever build published them, so no record of it is needed.
+    const listed = renderedBefore && stamp(fingerprint, await this.staging.publishedHash(page), await this.staging.publishedHash(ics));
+    const keep = listed !== undefined && listed === renderedBefore && (await this.staging.isPublished(page)) && (await this.staging.isPublished(ics));
     const rendered = await this.pages.render(cal, event, !keep);
     if (keep) {
       await this.staging.keep(page);
@@ -61,8 +73,10 @@ export class EventFiles {
       await Promise.all([this.staging.write(page, rendered.page!), this.staging.write(ics, renderEventIcs(this.ctx, cal, event, this.site, rendered.vevent))]);
       this.rendered++;
     }
-    this.history.markRendered(event.calendarId, event.id, fingerprint);
-    return { vevent: rendered.vevent, record: liveRecord(event, fingerprint) };
+    const staged = this.staging.files();
+    const stamped = stamp(fingerprint, staged.get(page)?.sha256, staged.get(ics)?.sha256);
+    this.history.markRendered(event.calendarId, event.id, stamped);
+    return { vevent: rendered.vevent, record: liveRecord(event, stamped) };
   }
 
   /**

@@ -37,11 +37,11 @@ export class DirStaging implements Staging {
   readonly publishedRead: PublishedManifest;
   private published: Promise<PublishedIndex> | undefined;
   private index: PublishedIndex | undefined;
-  // --out's manifest without its file list, when the index came from it (else undefined).
-  private indexManifest: Omit<Manifest, 'files'> | undefined;
+  private indexManifest: Omit<Manifest, 'files'> | undefined; // without its file list, when the index came from it
   // Makes new files (and their folders) in a writer thread; see writer.ts. Links, folders for
   // them and streamed files are made synchronously here.
   private readonly writer: StagingWriter;
+  readonly writerThread: boolean;
   // When the folder was the spare: which of --out's files it holds (spare.ts).
   readonly spare: SpareHold | undefined;
 
@@ -56,10 +56,7 @@ export class DirStaging implements Staging {
     this.publishedRead = options.published ?? new PublishedManifest(outDir);
     this.links = new KeptLinks(outDir, options.onWarning);
     this.writer = createWriter(dir, { signal: options.signal, thread: options.writerThread });
-  }
-
-  get writerThread(): boolean {
-    return this.writer.threaded;
+    this.writerThread = this.writer.threaded;
   }
 
   /** Whether a kept file had to be copied (no hard links here): its bytes are new on disk too. */
@@ -98,10 +95,9 @@ export class DirStaging implements Staging {
 
   async readPublished(relPath: string): Promise<Buffer | undefined> {
     assertSafeRelPath(relPath);
-    // Synchronous, like the writes: these are mirror files of a few KB, read once each, and the
-    // promise API's open/stat/read/close round trips cost more than the read.
+    // Synchronous: mirror files of a few KB, where promise round trips cost more than the read.
+    // A deferred file is the published one (staging has nothing at its path yet).
     try {
-      // A deferred file is the published one: staging has nothing at its path yet.
       const staged = this.staged.has(relPath) && !this.staged.deferred(relPath);
       return readFileSync(staged ? this.stagedPath(relPath) : this.publishedPath(relPath));
     } catch (error) {
@@ -120,6 +116,12 @@ export class DirStaging implements Staging {
     if (publishedSize(path.join(this.outDir, relPath)) !== size) return false;
     this.checkedPublished.add(relPath);
     return true;
+  }
+
+  async publishedHash(relPath: string): Promise<string | undefined> {
+    const index = this.index ?? (await this.publishedIndex());
+    const hash = index === 'unknown' ? undefined : index.hashOf(relPath);
+    return hash === undefined || typeof hash === 'string' ? hash : Buffer.from(hash).toString('hex');
   }
 
   async publishedManifest(): Promise<Omit<Manifest, 'files'> | undefined> {

@@ -57,6 +57,8 @@ export interface Staging {
    * still there, so keep() will succeed without reading it.
    */
   isPublished(relPath: string, sha256?: string): Promise<boolean>;
+  /** The SHA-256 (hex) --out's manifest lists for relPath; undefined when it lists none. */
+  publishedHash(relPath: string): Promise<string | undefined>;
   /**
    * --out's manifest.json as published, without its file list (for the shrink guard); undefined
    * when there is none or it cannot be read. Taken from the one read of it the build makes anyway.

@@ -114,8 +114,8 @@ export class BuildStore {
   }
 
   /**
-   * Everything but the record, read a row at a time. What the store says of --out (the last
-   * build's events, what each event's files were rendered from) only when `vouched`: its record
+   * Everything but the record, read a row at a time. The last build's events (its rows, taken
+   * with their files as published) only when `vouched`: its record
    * vouches for --out as it is (checkUpToDate's `intact`); a build killed between its publish and
    * its commit leaves --out newer than the store. A damaged store gives empty sections and a note.
    */
@@ -178,7 +178,7 @@ class SectionReader {
     const record = parsed && parse(parsed.record);
     if (!parsed || !isEventRecord(record)) return false;
     const { ref } = parsed;
-    this.history.events.set(JSON.stringify([ref.calendarId, ref.id]), this.vouched ? record : { ...record, rendered: undefined });
+    this.history.events.set(JSON.stringify([ref.calendarId, ref.id]), record);
     const at = lines.offset;
     lines.skip(ref.jsonBytes + ref.veventBytes);
     if (lines.line(0)?.length !== 0) return false;
@@ -201,7 +201,7 @@ class SectionReader {
     if (typeof key !== 'string') return false;
     if (kind === 'D' || kind === 'E') return this.crawl.restore(kind, key, value);
     const group = kind === 'G' ? parseGroup(value) : undefined;
-    if (kind === 'H' && isEventRecord(value)) this.history.events.set(key, this.vouched ? value : { ...value, rendered: undefined });
+    if (kind === 'H' && isEventRecord(value)) this.history.events.set(key, value);
     else if (kind === 'N' && isNotes(value)) this.notes.set(key, value);
     else if (group) this.rendered.set(key, group);
     else return false;

@@ -114,7 +114,7 @@ export class HistoryTracker {
   }
 
   /** Remember what a removed event's files were rendered from (a live event's is given to records()). */
-  markRendered(calendarId: string, eventId: string, fingerprint: string): void {
+  markRendered(calendarId: string, eventId: string, fingerprint: string | undefined): void {
     this.removedRecords.setRendered(keyOf(calendarId, eventId), fingerprint);
   }
 

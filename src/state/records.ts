@@ -21,7 +21,7 @@ export interface EventRecord {
   title: string;
   when: EventWhen;
   removedAt?: number;
-  /** Fingerprint of everything the event's page and .ics were last rendered from (see build/event-files). */
+  /** What the event's page and .ics were last rendered from, and a digest of their bytes (see pipeline/event-files.ts). */
   rendered?: string;
 }
 
@@ -73,7 +73,7 @@ export class HistoryRecords {
   }
 
   /** Sets the render fingerprint of a stored record; false when there is none under key. */
-  setRendered(key: string, fingerprint: string): boolean {
+  setRendered(key: string, fingerprint: string | undefined): boolean {
     const id = this.index.get(key);
     if (id < 0) return false;
     this.fingerprints[id] = fingerprint;

@@ -241,6 +241,39 @@ describe('a rebuild that makes the very files --out holds', () => {
   });
 });
 
+describe('a rebuild without the record of the last build', () => {
+  const now = Date.now();
+  const build = (work: string, site: string): ReturnType<typeof buildAt> => buildAt({ portal, work, site, cache: join(work, 'cache'), now });
+
+  it('keeps the event files rendered from the same inputs to the bytes --out lists, and renders one whose listed bytes are another build', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calfeed-norecord-'));
+    try {
+      const out = join(dir, 'site');
+      await build(dir, out);
+      const inodes = await fileInodes(out);
+      // One event page as another build could have published it: other bytes, listed so.
+      const page = [...inodes.keys()].find((f) => /^calendars\/[^/]+\/events\/[^/]+\.html$/.test(f))!;
+      const original = await readFile(join(out, page));
+      const other = Buffer.concat([original, Buffer.from('<!-- another build -->\n')]);
+      await writeFile(join(out, page), other);
+      const manifest = JSON.parse(await readFile(join(out, paths.manifest()), 'utf8')) as { files: Array<{ path: string; bytes: number; sha256: string }> };
+      Object.assign(manifest.files.find((f) => f.path === page)!, { bytes: other.length, sha256: createHash('sha256').update(other).digest('hex') });
+      await writeFile(join(out, paths.manifest()), JSON.stringify(manifest, null, 2) + '\n');
+      await replaceRecord(join(dir, 'cache'));
+
+      const { summary } = await build(dir, out);
+      expect(summary).toMatchObject({ published: true, eventFiles: { rendered: 1 } });
+      expect(await readFile(join(out, page))).toEqual(original);
+      const after = await fileInodes(out);
+      const pages = [...inodes.keys()].filter((f) => /^calendars\/[^/]+\/events\//.test(f) && f !== page);
+      expect(pages.length).toBeGreaterThan(10);
+      for (const file of pages) expect(after.get(file), file).toBe(inodes.get(file));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a symbolic link as --out', () => {
   it('publishes a new folder beside the link and flips the link to it; a rebuild keeps every unchanged file and the previous folder', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'calfeed-link-'));
