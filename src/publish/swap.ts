@@ -140,9 +140,9 @@ function notRestored(what: string, cause: unknown, undo: unknown, backup: string
   );
 }
 
-// After the commit: flush the parent (the rename itself), then remove the old output. The new site
-// is published whatever happens here, so a failure is a warning; the next run's recover()
-// removes what was left.
+// After the commit: flush the parent (the rename itself), then keep the old output as the spare
+// (spare.ts) or remove it. The new site is published whatever happens here, so a failure is a
+// warning; the next run's recover() removes what was left.
 async function afterCommit(s: Siblings, done: Committed, onWarning: PublishOptions['onWarning'], spare: () => Spare | undefined): Promise<void> {
   const warn = (what: string, error: unknown): void => onWarning?.(`The new site is published, but ${what} failed (${errno(error) ?? String(error)}).`);
   await flushFolder(s.parent).catch((error: unknown) => warn(`flushing ${s.parent} to disk`, error));
@@ -174,7 +174,7 @@ function spareOf(staging: Staging, next: FileTable | ReadonlyMap<string, StagedF
   if (hash === undefined) return undefined;
   const stale: string[] = [];
   for (const { relPath, slot, listed } of next.slots()) if (listed && next.changedAt(slot)) stale.push(relPath);
-  stale.push(...dropped(previous, next));
+  for (const relPath of dropped(previous, next)) stale.push(relPath);
   if (stale.length > next.size / 2) return undefined;
   return { manifestSha256: typeof hash === 'string' ? hash : Buffer.from(hash).toString('hex'), stale };
 }

@@ -114,10 +114,10 @@ export class BuildStore {
   }
 
   /**
-   * Everything but the record, read a row at a time. The last build's events (its rows, taken
-   * with their files as published) only when `vouched`: its record
-   * vouches for --out as it is (checkUpToDate's `intact`); a build killed between its publish and
-   * its commit leaves --out newer than the store. A damaged store gives empty sections and a note.
+   * Everything but the record, read a row at a time. The last build's events (rows taken with
+   * their files as published) only when `vouched`: its record vouches for --out as it is
+   * (checkUpToDate's `intact`); a build killed between its publish and its commit leaves --out
+   * newer than the store. A damaged store gives empty sections and a note.
    */
   load(portal: string, vouched: boolean): { sections: StoreSections; note?: string } {
     if (!this.header) return { sections: emptySections() };
