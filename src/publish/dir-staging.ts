@@ -120,8 +120,7 @@ export class DirStaging implements Staging {
 
   async publishedHash(relPath: string): Promise<string | undefined> {
     const index = this.index ?? (await this.publishedIndex());
-    const hash = index === 'unknown' ? undefined : index.hashOf(relPath);
-    return hash === undefined || typeof hash === 'string' ? hash : Buffer.from(hash).toString('hex');
+    return index === 'unknown' ? undefined : index.get(relPath)?.sha256;
   }
 
   async publishedManifest(): Promise<Omit<Manifest, 'files'> | undefined> {

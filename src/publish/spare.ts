@@ -33,7 +33,7 @@ interface SpareList {
 }
 
 /** The spare folder and its list, beside --out. */
-export function spareNames(s: Siblings): { dir: string; list: string } {
+function spareNames(s: Siblings): { dir: string; list: string } {
   const base = path.basename(s.outDir);
   return { dir: path.join(s.parent, `.${base}.calfeed-spare`), list: path.join(s.parent, `.${base}.calfeed-spare.json`) };
 }
@@ -132,7 +132,7 @@ export class SpareHold {
 }
 
 /** Unlink a file of `root` (gone already is fine) and the folders it leaves empty. */
-export async function removeFile(root: string, relPath: string): Promise<void> {
+async function removeFile(root: string, relPath: string): Promise<void> {
   await unlink(underRoot(root, relPath)).catch((error: unknown) => (errno(error) === 'ENOENT' ? undefined : Promise.reject(error)));
   for (let folder = path.posix.dirname(relPath); folder !== '.'; folder = path.posix.dirname(folder)) {
     const emptied = await rmdir(underRoot(root, folder)).then(

@@ -117,10 +117,10 @@ export async function discard(staging: Staging): Promise<void> {
  * from the spare becomes the spare again for the next build; any other is removed.
  */
 export async function setAside(staging: Staging): Promise<void> {
-  const read = staging instanceof DirStaging && staging.spare ? await staging.publishedRead.read() : undefined;
-  if (read?.found === 'read' && staging instanceof DirStaging && staging.spare) {
+  if (staging instanceof DirStaging && staging.spare) {
+    const read = await staging.publishedRead.read();
     await staging.close();
-    if (await keepSpare(siblingsOf(staging.outDir), staging.dir, read.sha256, [...staging.spare.notHeld])) {
+    if (read.found === 'read' && (await keepSpare(siblingsOf(staging.outDir), staging.dir, read.sha256, [...staging.spare.notHeld]))) {
       liveStagings.delete(staging.dir);
       return;
     }

@@ -170,13 +170,13 @@ interface Spare {
 // differs in at most half of them: the files written and the files gone.
 function spareOf(staging: Staging, next: FileTable | ReadonlyMap<string, StagedFile>, previous: ReadonlyMap<string, unknown> | undefined): Spare | undefined {
   if (!(staging instanceof DirStaging) || staging.copiedKept || !staging.publishedRead.foundAsListed || !(next instanceof FileTable) || previous === undefined) return undefined;
-  const hash = next.hashOf(paths.manifest());
-  if (hash === undefined) return undefined;
+  const manifestSha256 = next.get(paths.manifest())?.sha256;
+  if (manifestSha256 === undefined) return undefined;
   const stale: string[] = [];
   for (const { relPath, slot, listed } of next.slots()) if (listed && next.changedAt(slot)) stale.push(relPath);
   for (const relPath of dropped(previous, next)) stale.push(relPath);
   if (stale.length > next.size / 2) return undefined;
-  return { manifestSha256: typeof hash === 'string' ? hash : Buffer.from(hash).toString('hex'), stale };
+  return { manifestSha256, stale };
 }
 
 // Top-level dot files of the published folder that calfeed did not write (.gitkeep, .gitignore,
