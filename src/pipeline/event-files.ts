@@ -13,9 +13,10 @@ import { liveRecord, type HistoryTracker } from '../state/history.js';
 import type { PageRenderer } from './page-pool.js';
 import { dateDataVersions } from './render-keys.js';
 
-/** What writing an event's files gives the spool: its VEVENT and its history record (JSON). */
+/** What writing an event's files gives the spool: its VEVENT, its feed items and its history record (JSON). */
 export interface EventOutput {
   vevent: string;
+  items: string;
   record: string;
 }
 
@@ -53,8 +54,9 @@ export class EventFiles {
 
   /**
    * Write (or keep) the page and .ics of one event; `renderedBefore` is its last published
-   * fingerprint, `eventJson` JSON.stringify(event) when the caller has it. Returns its VEVENT text,
-   * which every calendar.ics it is in repeats, and its history record as published (liveRecord).
+   * fingerprint, `eventJson` JSON.stringify(event) when the caller has it. Returns its VEVENT text
+   * and feed items, which every calendar.ics and feed it is in repeat, and its history record as
+   * published (liveRecord).
    */
   async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined, eventJson = JSON.stringify(event)): Promise<EventOutput> {
     const page = paths.eventPage(cal.slug, event.slug);
@@ -76,7 +78,7 @@ export class EventFiles {
     const staged = this.staging.files();
     const stamped = stamp(fingerprint, staged.get(page)?.sha256, staged.get(ics)?.sha256);
     this.history.markRendered(event.calendarId, event.id, stamped);
-    return { vevent: rendered.vevent, record: liveRecord(event, stamped) };
+    return { vevent: rendered.vevent, items: rendered.items, record: liveRecord(event, stamped) };
   }
 
   /**

@@ -14,8 +14,9 @@ import type { RenderContext } from '../render/context.js';
 import type { HtmlRenderer } from '../render/html/index.js';
 import type { EventSource } from '../render/html/view.js';
 import { veventText } from '../render/ical/index.js';
-import { renderFeeds } from '../render/syndication/index.js';
-import { readSpans } from './spool.js';
+import { feedItems, renderFeeds } from '../render/syndication/index.js';
+import { eventEndMs } from '../render/syndication/when.js';
+import { readItems, readSpans } from './spool.js';
 import type { PageJob, PageReply, PageWorkerData } from './page-worker.js';
 import { DeferredPool } from './deferred-pool.js';
 
@@ -23,6 +24,8 @@ export interface RenderedEvent {
   /** The event page's HTML; absent when only the VEVENT was asked for. */
   page?: string;
   vevent: string;
+  /** Its feed items (feedItems()), or '' when it has ended: no feed lists it again. */
+  items: string;
 }
 
 /**
@@ -65,14 +68,14 @@ export interface CalendarJob {
   spool: string;
   /** Every live event of the calendar, sorted (compareRefs): spans() of their refs. */
   list: Float64Array;
-  /** The calendar feeds' items (what selectFeedEvents picks of them), the same way. */
+  /** The calendar feeds' items (what selectFeedEvents picks of them): itemSpans() of their refs. */
   feed: Float64Array;
-  /** newestStamp of all its events: the feeds' date when they have no items. */
-  newest: number;
+  /** When the feeds were last changed: the newest item's stamp, else newestStamp of all its events. */
+  updated: number;
 }
 
 export interface PageRenderer {
-  /** Render an event's VEVENT, and its page too when `page` is true. */
+  /** Render an event's VEVENT and feed items, and its page too when `page` is true. */
   render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent>;
   /** Render a calendar's feeds and pages. */
   calendar(job: CalendarJob): Promise<CalendarPages>;
@@ -118,7 +121,9 @@ export function createPageRenderer(ctx: RenderContext, html: HtmlRenderer, site:
 
 /** One render job, done in whichever thread runs it. */
 export function renderEvent(ctx: RenderContext, html: HtmlRenderer, site: SiteContext, cal: Calendar, event: FeedEvent, page: boolean): RenderedEvent {
-  return { vevent: veventText(ctx, event, site), ...(page ? { page: html.event(ctx, cal, event, site) } : {}) };
+  // An ended event never enters a feed again (a changed one is rendered again): no items for it.
+  const items = eventEndMs(ctx, event, cal.timeZone) > site.clock.now ? feedItems(ctx, event, cal.timeZone, site, html.text(site)) : '';
+  return { vevent: veventText(ctx, event, site), items, ...(page ? { page: html.event(ctx, cal, event, site) } : {}) };
 }
 
 /** One calendar's job in a worker: every piece of its pages rendered, to be moved to the main thread. */
@@ -152,8 +157,15 @@ function renderCalendarHere(ctx: RenderContext, html: HtmlRenderer, shared: Site
 function calendarRender(ctx: RenderContext, html: HtmlRenderer, shared: SiteContext, job: CalendarJob) {
   const site = ownClock(shared);
   const pages = html.calendarPieces(ctx, job.cal, spooledList(job.spool, job.list), site);
-  const items = readSpool(job.spool, job.feed, (event) => event);
-  const feeds = renderFeeds(ctx, job.cal, job.calendars, items, job.newest, site, html.text(site));
+  const text = html.text(site);
+  const fd = openSync(job.spool, 'r');
+  let items: string[];
+  try {
+    items = readItems(fd, job.feed, (event) => feedItems(ctx, event, job.cal.timeZone, site, text));
+  } finally {
+    closeSync(fd);
+  }
+  const feeds = renderFeeds(ctx, job.cal, job.calendars, items, job.updated, site, text);
   return { site, feeds, pages };
 }
 
@@ -308,7 +320,7 @@ class WorkerPool implements PageRenderer {
     } else if ('files' in reply) {
       job.resolve(reply.files);
     } else {
-      job.resolve({ vevent: reply.vevent, ...(reply.page !== undefined ? { page: reply.page } : {}) });
+      job.resolve({ vevent: reply.vevent, items: reply.items, ...(reply.page !== undefined ? { page: reply.page } : {}) });
     }
   }
 

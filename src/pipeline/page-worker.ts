@@ -27,7 +27,7 @@ export type PageJob =
   | { kind: 'calendar'; id: number; job: CalendarJob };
 
 export type PageReply =
-  | { id: number; page?: string; vevent: string }
+  | { id: number; page?: string; vevent: string; items: string }
   | { id: number; files: EncodedPages }
   | { id: number; error: { message: string; code?: string } };
 

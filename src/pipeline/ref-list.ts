@@ -8,9 +8,9 @@
 
 import { compareRefs, type EventRef } from './spool.js';
 
-// Per ref: start, end, stamp, pageStart, pageEnd, at (numbers), jsonBytes, veventBytes (sizes).
+// Per ref: start, end, stamp, pageStart, pageEnd, at (numbers), jsonBytes, veventBytes, itemsBytes (sizes).
 const NUMBERS = 6;
-const SIZES = 2;
+const SIZES = 3;
 const CANCELLED = 1;
 const PLACELESS = 2;
 
@@ -39,7 +39,7 @@ export class RefList implements Iterable<EventRef> {
   push(ref: EventRef): void {
     if (ref.calendarId !== this.calendarId) throw new Error(`internal: a ref of calendar "${ref.calendarId}" pushed to "${this.calendarId}"`);
     // A spooled event is far smaller than 4 GB; a size that does not fit would silently wrap.
-    if (!(ref.jsonBytes <= 0xffffffff && ref.veventBytes <= 0xffffffff)) throw new RangeError(`internal: spooled event "${ref.id}" is too large`);
+    if (!(ref.jsonBytes <= 0xffffffff && ref.veventBytes <= 0xffffffff && ref.itemsBytes <= 0xffffffff)) throw new RangeError(`internal: spooled event "${ref.id}" is too large`);
     const i = this.count++;
     if (i === this.flags.length) this.grow();
     const n = i * NUMBERS;
@@ -52,6 +52,7 @@ export class RefList implements Iterable<EventRef> {
     numbers[n + 5] = ref.at;
     this.sizes[i * SIZES] = ref.jsonBytes;
     this.sizes[i * SIZES + 1] = ref.veventBytes;
+    this.sizes[i * SIZES + 2] = ref.itemsBytes;
     this.flags[i] = (ref.cancelled ? CANCELLED : 0) | (ref.placeless ? PLACELESS : 0);
     this.ids.push(ref.id);
     for (const spelling of ref.categories) {
@@ -85,6 +86,7 @@ export class RefList implements Iterable<EventRef> {
       at: numbers[n + 5]!,
       jsonBytes: this.sizes[i * SIZES]!,
       veventBytes: this.sizes[i * SIZES + 1]!,
+      itemsBytes: this.sizes[i * SIZES + 2]!,
     };
   }
 

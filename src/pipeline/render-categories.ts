@@ -15,11 +15,11 @@ import { ownClock } from '../render/clock.js';
 import type { RenderContext } from '../render/context.js';
 import type { CategoryCount, HtmlRenderer } from '../render/html/index.js';
 import { icsHeader } from '../render/ical/index.js';
-import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
+import { inFeedWindow, itemsRenderer, renderFeeds } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
 import { icsChunks, liveEntries } from './ics-entries.js';
 import { categoriesKey, categoryFilesKey, isUpcomingRef } from './render-keys.js';
-import { compareRefs, type EventRef, type EventSpool } from './spool.js';
+import { compareRefs, feedDate, type EventRef, type EventSpool } from './spool.js';
 
 /** A category's own files, in the order they are staged. */
 export const CATEGORY_FILES: readonly CategoryFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html'];
@@ -151,7 +151,8 @@ async function renderCategory(input: CategoryInput, category: Category, refs: re
   const key = categoryFilesKey({ environment: input.environment, calendars: input.calendarsJson, category, refs, ics, record: (ref) => spool.recordView(ref) });
   const until = await input.calendarFiles.write(`category ${category.key}`, key, CATEGORY_FILES.map(file), async () => {
     await staging.writeChunks(file('calendar.ics'), icsChunks(icsHeader(ctx, category, calendars, site), ics, spool));
-    const feeds = renderFeeds(ctx, category, calendars, spool.events(items), newest, site, html.text(site));
+    const text = html.text(site);
+    const feeds = renderFeeds(ctx, category, calendars, spool.items(items, itemsRenderer(ctx, calendars, site, text)), feedDate(items, newest), site, text);
     await staging.write(file('rss.xml'), feeds.rss);
     await staging.write(file('atom.xml'), feeds.atom);
     await staging.write(file('feed.json'), feeds.json);

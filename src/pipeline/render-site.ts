@@ -16,7 +16,7 @@ import { ownClock } from '../render/clock.js';
 import { HOME_CANDIDATES, type CategoryCount, type HtmlRenderer } from '../render/html/index.js';
 import { searchIndexChunks } from '../render/html/search.js';
 import { icsHeader } from '../render/ical/index.js';
-import { inFeedWindow, renderFeeds } from '../render/syndication/index.js';
+import { inFeedWindow, itemsRenderer, renderFeeds } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
 import { compareEntries, icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
@@ -25,7 +25,7 @@ import type { SpooledRefs } from './gather.js';
 import { sortedPositions } from './ref-list.js';
 import { renderCategories } from './render-categories.js';
 import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, isUpcomingRef, renderEnvironment, searchIndexKey, upcomingOfRefs } from './render-keys.js';
-import { compareRefs, type EventRef, type EventSpool, spans } from './spool.js';
+import { compareRefs, feedDate, itemSpans, type EventRef, type EventSpool, spans } from './spool.js';
 
 /** A calendar's own files, in the order they are staged. */
 export const CALENDAR_FILES: readonly CalendarFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html', 'past.html', 'widget.html'];
@@ -102,13 +102,13 @@ export class SiteRenderer {
     const staging = this.staging;
     // What this calendar's files take from "now", the choices of events below included.
     const site = ownClock(this.input.site);
-    const { ics, keys, list, feed, newest } = this.take(cal, events, gone, site);
+    const { ics, keys, list, feed, updated } = this.take(cal, events, gone, site);
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
       // Feeds and pages render on a worker while this thread writes the calendar.ics. Without one,
       // after it, once its entries (which hold every event's ref) are let go: the pages' events
       // are then not in memory beside them.
-      const job = (): CalendarJob => ({ cal, calendars, spool: spool.readableFile(), list, feed, newest });
+      const job = (): CalendarJob => ({ cal, calendars, spool: spool.readableFile(), list, feed, updated });
       const rendering = pages.threads > 0 ? pages.calendar(job()) : undefined;
       try {
         await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(ctx, cal, calendars, site), ics, spool));
@@ -162,7 +162,8 @@ export class SiteRenderer {
     // Recorded before calendar()'s first await, so a second call for this calendar fails at once.
     this.done.set(cal.id, { eventsKey: keys.events, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
     // list: spans() of every ref.
-    return { ics, keys, list, feed: spans(upcoming.slice(0, Math.max(0, site.feedLimit))), newest };
+    const items = upcoming.slice(0, Math.max(0, site.feedLimit));
+    return { ics, keys, list, feed: itemSpans(items), updated: feedDate(items, newest) };
   }
 
   /**
@@ -230,7 +231,9 @@ export class SiteRenderer {
     const key = combinedFeedsKey(this.environment, this.calendarsJson, selected, newest, (ref) => spool.recordView(ref));
     const until = await calendarFiles.write('combined feeds', key, files, async () => {
       const site = ownClock(this.input.site);
-      const feeds = renderFeeds(ctx, null, calendars, spool.events(selected), newest, site, this.input.html.text(site));
+      const text = this.input.html.text(site);
+      const items = spool.items(selected, itemsRenderer(ctx, calendars, site, text));
+      const feeds = renderFeeds(ctx, null, calendars, items, feedDate(selected, newest), site, text);
       await this.staging.write(paths.site('rss.xml'), feeds.rss);
       await this.staging.write(paths.site('atom.xml'), feeds.atom);
       await this.staging.write(paths.site('feed.json'), feeds.json);

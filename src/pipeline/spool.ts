@@ -34,21 +34,22 @@ export interface EventRef {
   readonly placeless: boolean;
   /** The event's categories as the portal spells them: which category pages and feeds it is in. */
   readonly categories: readonly string[];
-  /** Where the event's JSON and then its VEVENT text are in the spool, in bytes. */
+  /** Where the event's JSON, its VEVENT text and its feed items (feedItems(); none for an event past when spooled) are in the spool, in bytes. */
   readonly at: number;
   readonly jsonBytes: number;
   readonly veventBytes: number;
+  readonly itemsBytes: number;
 }
 
 /**
  * The line that starts an event's row in a spool (and in the build store): its ids, facts and
  * byte counts as a JSON array, a tab and its history record (JSON, see liveRecord); the row goes
- * on with `jsonBytes` of JSON, `veventBytes` of VEVENT text (which has CRLFs of its own) and a
- * newline.
+ * on with `jsonBytes` of JSON, `veventBytes` of VEVENT text (which has CRLFs of its own),
+ * `itemsBytes` of feed items and a newline.
  */
 export function rowHead(ref: Omit<EventRef, 'at'>, record: string): string {
-  const { calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled, placeless, jsonBytes, veventBytes, categories } = ref;
-  return `S\t${JSON.stringify([calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled ? 1 : 0, placeless ? 1 : 0, jsonBytes, veventBytes, categories])}\t${record}\n`;
+  const { calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled, placeless, jsonBytes, veventBytes, itemsBytes, categories } = ref;
+  return `S\t${JSON.stringify([calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled ? 1 : 0, placeless ? 1 : 0, jsonBytes, veventBytes, itemsBytes, categories])}\t${record}\n`;
 }
 
 /** The ref and the record text a rowHead() line (without "S\t" and the newline) holds; undefined when it is not one. */
@@ -65,14 +66,14 @@ function parseRef(text: string): Omit<EventRef, 'at'> | undefined {
   } catch {
     return undefined;
   }
-  if (!Array.isArray(v) || v.length !== 12) return undefined;
+  if (!Array.isArray(v) || v.length !== 13) return undefined;
   const categories: unknown = v.pop();
   if (!Array.isArray(categories) || !categories.every((c) => typeof c === 'string')) return undefined;
   const [calendarId, id, ...numbers] = v as unknown[];
   if (typeof calendarId !== 'string' || typeof id !== 'string') return undefined;
   if (!numbers.every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
-  const [start, end, stamp, pageStart, pageEnd, cancelled, placeless, jsonBytes, veventBytes] = numbers as number[];
-  if (jsonBytes! < 0 || veventBytes! < 0) return undefined;
+  const [start, end, stamp, pageStart, pageEnd, cancelled, placeless, jsonBytes, veventBytes, itemsBytes] = numbers as number[];
+  if (jsonBytes! < 0 || veventBytes! < 0 || itemsBytes! < 0) return undefined;
   return {
     calendarId,
     id,
@@ -85,16 +86,24 @@ function parseRef(text: string): Omit<EventRef, 'at'> | undefined {
     placeless: placeless === 1,
     jsonBytes: jsonBytes!,
     veventBytes: veventBytes!,
+    itemsBytes: itemsBytes!,
     categories: categories as string[],
   };
 }
 
 /** What the build works out about an event as it spools it: the ref's fields besides its place in the file. */
-export type RefFacts = Omit<EventRef, 'calendarId' | 'id' | 'at' | 'jsonBytes' | 'veventBytes'>;
+export type RefFacts = Omit<EventRef, 'calendarId' | 'id' | 'at' | 'jsonBytes' | 'veventBytes' | 'itemsBytes'>;
 
 /** Orders refs like sortByStart orders events: start, then calendar id, then event id (code units). */
 export function compareRefs(a: Pick<EventRef, 'start' | 'calendarId' | 'id'>, b: Pick<EventRef, 'start' | 'calendarId' | 'id'>): number {
   return a.start - b.start || compareStrings(a.calendarId, b.calendarId) || compareStrings(a.id, b.id);
+}
+
+/** A feed's date: the newest eventStamp of its items, else `fallback` (the newest of all its events'). */
+export function feedDate(items: ReadonlyArray<Pick<EventRef, 'stamp'>>, fallback: number): number {
+  let newest = items.length === 0 ? fallback : 0;
+  for (const ref of items) newest = Math.max(newest, ref.stamp);
+  return newest;
 }
 
 function compareStrings(a: string, b: string): number {
@@ -120,6 +129,34 @@ export function readSpans<T>(fd: number, pairs: Float64Array, take: (event: Feed
     events.push(take(JSON.parse(bytes.toString('utf8')) as FeedEvent));
   }
   return events;
+}
+
+/** Where the feed items of each ref are in its spool, and its JSON: [at, jsonBytes, veventBytes, itemsBytes] each (readItems). */
+export function itemSpans(refs: readonly EventRef[]): Float64Array {
+  const spans = new Float64Array(refs.length * 4);
+  refs.forEach((ref, i) => spans.set([ref.at, ref.jsonBytes, ref.veventBytes, ref.itemsBytes], 4 * i));
+  return spans;
+}
+
+/**
+ * The feed items at `spans` (itemSpans()) of the spool file open as `fd`. An event spooled
+ * without them (it had ended then, as "now" was) is read and given to `render`.
+ */
+export function readItems(fd: number, spans: Float64Array, render: (event: FeedEvent) => string): string[] {
+  return itemsOf(spans, (at, length) => {
+    const bytes = readAt(fd, at, length, scratch(length));
+    if (!bytes) throw new Error('internal: the event spool ended early');
+    return bytes.toString('utf8');
+  }, render);
+}
+
+function itemsOf(spans: Float64Array, read: (at: number, length: number) => string, render: (event: FeedEvent) => string): string[] {
+  const items: string[] = [];
+  for (let i = 0; i < spans.length; i += 4) {
+    const [at, jsonBytes, veventBytes, itemsBytes] = [spans[i]!, spans[i + 1]!, spans[i + 2]!, spans[i + 3]!];
+    items.push(itemsBytes > 0 ? read(at + jsonBytes + veventBytes, itemsBytes) : render(JSON.parse(read(at, jsonBytes)) as FeedEvent));
+  }
+  return items;
 }
 
 /** Where a spool's bytes are: the file a build appends to, or one a build left in the cache folder. */
@@ -158,13 +195,14 @@ export class EventSpool {
   }
 
   /**
-   * Append an event (`eventJson`: its JSON.stringify, when the caller has it) with its VEVENT text
-   * and its history record (EventFiles.write's output); returns its ref.
+   * Append an event (`eventJson`: its JSON.stringify, when the caller has it) with its VEVENT text,
+   * feed items and history record (EventFiles.write's output); returns its ref.
    */
-  add(event: FeedEvent, output: { vevent: string; record: string }, facts: RefFacts, eventJson = JSON.stringify(event)): EventRef {
-    const { vevent, record } = output;
+  add(event: FeedEvent, output: { vevent: string; items: string; record: string }, facts: RefFacts, eventJson = JSON.stringify(event)): EventRef {
+    const { vevent, items, record } = output;
     const head = { calendarId: event.calendarId, id: event.id, ...facts };
-    return this.append({ ...head, jsonBytes: Buffer.byteLength(eventJson, 'utf8'), veventBytes: Buffer.byteLength(vevent, 'utf8') }, record, eventJson, vevent);
+    const bytes = { jsonBytes: Buffer.byteLength(eventJson, 'utf8'), veventBytes: Buffer.byteLength(vevent, 'utf8'), itemsBytes: Buffer.byteLength(items, 'utf8') };
+    return this.append({ ...head, ...bytes }, record, eventJson, vevent, items);
   }
 
   /**
@@ -175,14 +213,14 @@ export class EventSpool {
     const data = this.appendable();
     const row = from.row(ref);
     // The ref's bytes start where they did in its row: after its head line.
-    const at = data.size + row.length - (ref.jsonBytes + ref.veventBytes + 1);
+    const at = data.size + row.length - (ref.jsonBytes + ref.veventBytes + ref.itemsBytes + 1);
     data.append(row);
     return { ...ref, at };
   }
 
   /** A ref's whole row as spooled: its rowHead() line (ref and history record), its bytes and the newline. */
   row(ref: EventRef): Buffer {
-    const end = ref.at + ref.jsonBytes + ref.veventBytes + 1;
+    const end = ref.at + ref.jsonBytes + ref.veventBytes + ref.itemsBytes + 1;
     // Read back from the ref's bytes in growing windows; a head is a few hundred bytes.
     for (let window = 2048; ; window *= 4) {
       const from = Math.max(0, ref.at - window);
@@ -193,7 +231,7 @@ export class EventSpool {
     }
   }
 
-  // A row: the line rowHead() makes, the event's JSON and VEVENT text, and a newline.
+  // A row: the line rowHead() makes, the event's JSON, VEVENT text and feed items, and a newline.
   private append(ref: Omit<EventRef, 'at'>, record: string, ...payload: Array<string | Buffer>): EventRef {
     const data = this.appendable();
     data.append(rowHead(ref, record));
@@ -220,6 +258,11 @@ export class EventSpool {
   readableFile(): string {
     if (this.data instanceof AppendFile) this.data.flush();
     return this.file;
+  }
+
+  /** The feed items of refs (readItems()). */
+  items(refs: readonly EventRef[], render: (event: FeedEvent) => string): string[] {
+    return itemsOf(itemSpans(refs), (at, length) => this.data.read(at, length, scratch(length)).toString('utf8'), render);
   }
 
   /** The event of a ref as spooled: JSON.stringify(event). */

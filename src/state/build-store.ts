@@ -4,7 +4,7 @@
 //
 // Layout, one row a line, each section in this order (a store out of order is corrupt):
 //   {"calfeedStore":1,"portal":…,"inputs":…}   header: the format, the portal, the inputs digest
-//   S\t[ref]\t{record}\n<JSON><VEVENT>\n     every live event as spooled, with its history (spool.ts)
+//   S\t[ref]\t{record}\n<JSON><VEVENT><items>\n every live event as spooled, with its history (spool.ts)
 //   D\t"key"\t{doc}   E\t"key"\t{entry}        HTTP validators and body hashes (crawl/cache.ts)
 //   N\t"calendar id"\t{notes}                  warnings and unreadable events per calendar
 //   H\t"key"\t{record}   K\t[calendars]         removed events' and calendar history (history.ts, calendars.ts)
@@ -27,7 +27,7 @@ import { parseLastBuild, type LastBuild } from './last-build.js';
 import { parseGroup, type RenderedGroup, type RenderedState } from './rendered.js';
 
 export const STORE_FILE = 'build-store';
-const FORMAT = 4;
+const FORMAT = 5;
 const ORDER = 'SDENHKGR';
 // The state files of calfeed before the build store: a build that finds them starts empty.
 const LEGACY = ['crawl.json', 'history.json', 'rendered.json', 'last-build.json', 'events.spool', 'events.spool.json'];
@@ -171,7 +171,7 @@ class SectionReader {
     return { crawl, history, rendered, saved: { spool: EventSpool.open(file), calendars, notes: this.notes, events } };
   }
 
-  // An event's row: its ref and history record, then its JSON and VEVENT (skipped: they are read
+  // An event's row: its ref and history record, then its JSON, VEVENT and feed items (skipped: they are read
   // by offset), then a newline.
   private row(line: Buffer, lines: ByteLines): boolean {
     const parsed = parseRowHead(line.toString('utf8', 2));
@@ -180,7 +180,7 @@ class SectionReader {
     const { ref } = parsed;
     this.history.events.set(JSON.stringify([ref.calendarId, ref.id]), record);
     const at = lines.offset;
-    lines.skip(ref.jsonBytes + ref.veventBytes);
+    lines.skip(ref.jsonBytes + ref.veventBytes + ref.itemsBytes);
     if (lines.line(0)?.length !== 0) return false;
     if (!this.vouched) return true;
     const list = this.events.get(ref.calendarId);

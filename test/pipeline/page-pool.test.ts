@@ -14,6 +14,7 @@ import type { Calendar, FeedEvent, SiteContext } from '../../src/model.js';
 import type * as ClockModule from '../../src/render/clock.js';
 import type * as ContextModule from '../../src/render/context.js';
 import type * as HtmlModule from '../../src/render/html/index.js';
+import type { PageText } from '../../src/render/html/messages.js';
 import type * as IcalModule from '../../src/render/ical/index.js';
 import type * as SyndicationModule from '../../src/render/syndication/index.js';
 import { sampleCalendar, sampleEvent, sampleSite } from '../fixtures/sample.js';
@@ -24,18 +25,23 @@ const { createRenderContext } = (await import(dist('render/context.js'))) as typ
 const { ownClock } = (await import(dist('render/clock.js'))) as typeof ClockModule;
 const { loadHtmlRenderer } = (await import(dist('render/html/index.js'))) as typeof HtmlModule;
 const { veventText } = (await import(dist('render/ical/index.js'))) as typeof IcalModule;
-const { renderSyndication, selectFeedEvents, newestStamp } = (await import(dist('render/syndication/index.js'))) as typeof SyndicationModule;
-const { EventSpool, spans } = (await import(dist('pipeline/spool.js'))) as typeof SpoolModule;
+const { feedItems, renderSyndication, selectFeedEvents, newestStamp } = (await import(dist('render/syndication/index.js'))) as typeof SyndicationModule;
+const { EventSpool, itemSpans, spans } = (await import(dist('pipeline/spool.js'))) as typeof SpoolModule;
 
 const ctx = createRenderContext();
 
-/** A calendar job for `events`, spooled into a spool file in a folder of its own in `dir` as a build spools them. */
-function spooledJob(dir: string, cal: Calendar, events: FeedEvent[], site: SiteContext): CalendarJob {
+/**
+ * A calendar job for `events`, spooled into a spool file in a folder of its own in `dir` as a build
+ * spools them; every other event without its feed items, as one that had ended when spooled.
+ */
+function spooledJob(dir: string, cal: Calendar, events: FeedEvent[], site: SiteContext, text: PageText): CalendarJob {
   const spool = EventSpool.create(mkdtempSync(path.join(dir, 'job-')));
   const facts = { start: 0, end: 0, stamp: 0, pageStart: 0, pageEnd: 0, cancelled: false, placeless: false, categories: [] };
-  const refs = new Map(events.map((e) => [e.id, spool.add(e, { vevent: veventText(ctx, e, site), record: '{}' }, facts)]));
-  const feed = selectFeedEvents(ctx, events, [cal], site).map((e) => refs.get(e.id)!);
-  return { cal, calendars: [cal], spool: spool.readableFile(), list: spans([...refs.values()]), feed: spans(feed), newest: newestStamp(events) };
+  const spooled = (e: FeedEvent, i: number) => ({ vevent: veventText(ctx, e, site), items: i % 2 ? feedItems(ctx, e, cal.timeZone, site, text) : '', record: '{}' });
+  const refs = new Map(events.map((e, i) => [e.id, spool.add(e, spooled(e, i), facts)]));
+  const selected = selectFeedEvents(ctx, events, [cal], site);
+  const feed = selected.map((e) => refs.get(e.id)!);
+  return { cal, calendars: [cal], spool: spool.readableFile(), list: spans([...refs.values()]), feed: itemSpans(feed), updated: newestStamp(selected.length ? selected : events) };
 }
 
 /** A templates folder in `dir` whose event page fails when rendered. */
@@ -82,7 +88,7 @@ describe('page renderer worker pool (compiled)', () => {
     try {
       const cal = sampleCalendar();
       const events = Array.from({ length: 30 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
-      const job = spooledJob(dir, cal, events, site);
+      const job = spooledJob(dir, cal, events, site, html.text(site));
       // From whole events in this thread, as the renderers take them: the same bytes as from the
       // spool, where only the feeds' items are read whole and the list pages get ListEvents.
       // Until when they hold is what the renderers' clock recorded (the sample's next start or end,
@@ -133,7 +139,7 @@ describe('page renderer worker pool (compiled)', () => {
       check(await pool.render(cal, events[3]!, true), 3, true);
       expect(pool.threads).toBe(workers);
       // A calendar's job counts its events (half a page each): the same bytes from a worker.
-      const job = spooledJob(dir, cal, events, site);
+      const job = spooledJob(dir, cal, events, site, html.text(site));
       const pages = await pool.calendar(job);
       expect(pages.rss).toBe(renderCalendar(ctx, html, site, job).rss);
       await pool.stopThreads();
@@ -151,10 +157,10 @@ describe('page renderer worker pool (compiled)', () => {
     try {
       const cal = sampleCalendar();
       const events = Array.from({ length: 20 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}` }));
-      await pool.calendar(spooledJob(dir, cal, events, site));
+      await pool.calendar(spooledJob(dir, cal, events, site, html.text(site)));
       expect(pool.threads).toBe(0);
       await pool.stopThreads();
-      await pool.calendar(spooledJob(dir, cal, events, site));
+      await pool.calendar(spooledJob(dir, cal, events, site, html.text(site)));
       await pool.render(cal, events[0]!, true);
       expect(pool.threads).toBe(0);
     } finally {

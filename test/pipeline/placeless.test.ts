@@ -43,7 +43,7 @@ function spooled(specs: Array<EventSpec>, now: number): { events: FeedEvent[]; b
   for (const e of events) {
     const cal = sampleCalendar({ id: e.calendarId, slug: e.calendarSlug });
     const refs = byCalendar.get(e.calendarId) ?? [];
-    byCalendar.set(e.calendarId, [...refs, { calendarId: e.calendarId, id: e.id, ...eventFacts(ctx, cal, e, site), at: 0, jsonBytes: 0, veventBytes: 0 }]);
+    byCalendar.set(e.calendarId, [...refs, { calendarId: e.calendarId, id: e.id, ...eventFacts(ctx, cal, e, site), at: 0, jsonBytes: 0, veventBytes: 0, itemsBytes: 0 }]);
   }
   return { events, byCalendar };
 }

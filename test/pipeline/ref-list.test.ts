@@ -35,6 +35,7 @@ describe('RefList', () => {
         at: random(2) ? random(2 ** 31) * 4096 + random(4096) : random(1e6),
         jsonBytes: random(4) === 0 ? 0xffffffff : random(1e5),
         veventBytes: random(4) === 0 ? 0 : random(1e5),
+        itemsBytes: random(3) === 0 ? 0 : random(4) === 0 ? 0xffffffff : random(1e4),
       };
       oracle.push(ref);
       list.push({ ...ref });
@@ -49,9 +50,10 @@ describe('RefList', () => {
 
   it('refuses a ref of another calendar, a size past 4 GB, and an index out of range', () => {
     const list = new RefList('a');
-    const ref: EventRef = { calendarId: 'a', id: 'x', start: 1, end: 2, stamp: 3, pageStart: 1, pageEnd: 2, cancelled: false, placeless: true, categories: ['Seminar'], at: 0, jsonBytes: 10, veventBytes: 20 };
+    const ref: EventRef = { calendarId: 'a', id: 'x', start: 1, end: 2, stamp: 3, pageStart: 1, pageEnd: 2, cancelled: false, placeless: true, categories: ['Seminar'], at: 0, jsonBytes: 10, veventBytes: 20, itemsBytes: 30 };
     expect(() => list.push({ ...ref, calendarId: 'b' })).toThrow(/calendar "b"/);
     expect(() => list.push({ ...ref, jsonBytes: 2 ** 32 })).toThrow(RangeError);
+    expect(() => list.push({ ...ref, itemsBytes: 2 ** 32 })).toThrow(RangeError);
     expect(list.length).toBe(0);
     list.push(ref);
     expect(() => list.at(1)).toThrow(RangeError);
@@ -72,7 +74,7 @@ describe('RefList', () => {
       fc.property(fc.array(refArb, { maxLength: 60 }), (specs) => {
         const refs: EventRef[] = specs.map(({ start, id }, i) => ({
           calendarId: 'c', id, start, end: start, stamp: i, pageStart: start, pageEnd: start,
-          cancelled: false, placeless: false, categories: [], at: i, jsonBytes: 1, veventBytes: 1,
+          cancelled: false, placeless: false, categories: [], at: i, jsonBytes: 1, veventBytes: 1, itemsBytes: 1,
         }));
         const list = new RefList('c');
         for (const ref of refs) list.push(ref);

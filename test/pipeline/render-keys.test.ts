@@ -13,7 +13,7 @@ const HOUR = 3_600_000;
 /** Refs as the build makes them (without a spool: `at` indexes `records`). */
 function refsOf(cal: Calendar, events: FeedEvent[], site: SiteContext): { refs: EventRef[]; record: (ref: EventRef) => Buffer } {
   const records = events.map((e) => Buffer.from(JSON.stringify(e)));
-  const refs = events.map((e, at) => ({ calendarId: e.calendarId, id: e.id, ...eventFacts(ctx, cal, e, site), at, jsonBytes: records[at]!.length, veventBytes: 0 }));
+  const refs = events.map((e, at) => ({ calendarId: e.calendarId, id: e.id, ...eventFacts(ctx, cal, e, site), at, jsonBytes: records[at]!.length, veventBytes: 0, itemsBytes: 0 }));
   return { refs, record: (ref) => records[ref.at]! };
 }
 

@@ -68,7 +68,7 @@ async function saveThree(): Promise<Map<string, EventRef[]>> {
   const tracker = new HistoryTracker(emptyHistory(), 1000, 86_400_000);
   const add = (calendarId: string, id: string, start: number): EventRef => {
     const { event } = tracker.observe(eventOf(calendarId, id));
-    const output = { vevent: `BEGIN:VEVENT\r\nUID:${id}\r\nEND:VEVENT\r\n`, record: liveRecord(event, id === 'b' ? 'fingerprint-1' : undefined) };
+    const output = { vevent: `BEGIN:VEVENT\r\nUID:${id}\r\nEND:VEVENT\r\n`, items: id === 'a' ? '' : `<item>${id}</item>\0<entry/>\0{}`, record: liveRecord(event, id === 'b' ? 'fingerprint-1' : undefined) };
     return spool.add(eventOf(calendarId, id), output, { start, end: start + 10, stamp: start - 1, pageStart: start, pageEnd: start + 10, cancelled: id === 'b', placeless: id === 'a', categories: id === 'a' ? ['Seminar', 'Ąžuolynas'] : [] });
   };
   const events = new Map([
@@ -166,7 +166,7 @@ describe('the build store', () => {
     await saveThree();
     const before = await readFile(file());
     const spool = EventSpool.create(staging, headerLine(HEADER));
-    spool.add(sampleEvent(), { vevent: 'V', record: '{}' }, { start: 1, end: 2, stamp: 0, pageStart: 1, pageEnd: 2, cancelled: false, placeless: false, categories: [] });
+    spool.add(sampleEvent(), { vevent: 'V', items: '', record: '{}' }, { start: 1, end: 2, stamp: 0, pageStart: 1, pageEnd: 2, cancelled: false, placeless: false, categories: [] });
     const prepared = await prepareStore(cache, { spool }, storeTail({ history: [], calendars: [], rendered: new Map() }));
     await prepared.discard();
     expect(await readdir(cache)).toEqual(['build-store']);

@@ -24,6 +24,7 @@ import type { PageText } from '../html/messages.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
 import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle, type EventImage } from './item.js';
+import { atomEntry, jsonItem, rssItem, spliceAtom, spliceJson, spliceRss } from './splice.js';
 import { eventEndMs, sortByStart, zoneLookup } from './when.js';
 
 export interface SyndicationFeeds {
@@ -102,13 +103,14 @@ function itemCategories(event: FeedEvent): string[] {
   return event.categories.map((c) => stripControl(c).replace(/</g, '').trim()).filter((c) => c !== '');
 }
 
-function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], entries: Entry[], updated: Date, site: SiteContext, text: PageText, withPublished: boolean): Feed {
+// The feed library's channel; its items are spliced in as feedItems() made them.
+function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], updated: Date, site: SiteContext, text: PageText, withPublished: boolean): Feed {
   const { file, title, description, link } = channel(ctx, cal, calendars, site, text);
   // RSS has no way to say "this is text": many readers render channel text as HTML, as they do item
   // titles, so RSS gets it escaped like them (the RSS feed is the one built without `published`).
   // Atom's title and subtitle are type="text" by default and stay as they are.
   const channelText = withPublished ? (plain: string): string => plain : escapeMarkup;
-  const feed = new Feed({
+  return new Feed({
     id: file('atom.xml'),
     title: channelText(title),
     description: channelText(description),
@@ -121,37 +123,37 @@ function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendar
     // Atom requires an author on the feed or on every entry.
     author: { name: feedAuthor(site) },
   });
-  for (const { event, uid, title: itemText, body, image } of entries) {
-    const item: Item = {
-      // Both formats put the title in CDATA marked (Atom) or read (most RSS readers) as HTML.
-      title: escapeMarkup(itemText),
-      id: urnUuid(uid),
-      guid: uid,
-      link: eventLinks(ctx, event, site).page,
-      date: new Date(eventStamp(event)),
-      description: cdataSafe(body),
-      category: itemCategories(event).map((c) => ({ name: c, term: c })),
-    };
-    if (withPublished) item.published = new Date(eventPublished(event));
-    if (image?.type !== undefined) {
-      // RSS: an enclosure of the stated type (its length unknown: 0, as RSS readers expect). Atom:
-      // feed 6 writes the link's type from the extension, so only URLs with a known one go there.
-      if (withPublished) item.image = image.url;
-      else item.enclosure = { url: image.url, type: image.type, length: 0 };
-    }
-    feed.addItem(item);
+}
+
+function feedItem(ctx: RenderContext, { event, uid, title: itemText, body, image }: Entry, site: SiteContext, withPublished: boolean): Item {
+  const item: Item = {
+    // Both formats put the title in CDATA marked (Atom) or read (most RSS readers) as HTML.
+    title: escapeMarkup(itemText),
+    id: urnUuid(uid),
+    guid: uid,
+    link: eventLinks(ctx, event, site).page,
+    date: new Date(eventStamp(event)),
+    description: cdataSafe(body),
+    category: itemCategories(event).map((c) => ({ name: c, term: c })),
+  };
+  if (withPublished) item.published = new Date(eventPublished(event));
+  if (image?.type !== undefined) {
+    // RSS: an enclosure of the stated type (its length unknown: 0, as RSS readers expect). Atom:
+    // feed 6 writes the link's type from the extension, so only URLs with a known one go there.
+    if (withPublished) item.image = image.url;
+    else item.enclosure = { url: image.url, type: image.type, length: 0 };
   }
-  return feed;
+  return item;
 }
 
 /**
  * JSON Feed 1.1, made here rather than from feed's version-1 output (which would be parsed and
  * written again): its members in the order feed 6 writes them, with plain-text titles, `authors`,
- * `language` and the _calfeed extension added.
+ * `language` and the _calfeed extension added. `items` are jsonFeedItem()'s.
  */
-function jsonFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], entries: Entry[], site: SiteContext, text: PageText): string {
+function jsonFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], items: readonly string[], site: SiteContext, text: PageText): string {
   const { file, title, description, link } = channel(ctx, cal, calendars, site, text);
-  const out = {
+  const head = {
     version: 'https://jsonfeed.org/version/1.1',
     title,
     ...(link ? { home_page_url: link } : {}),
@@ -159,23 +161,36 @@ function jsonFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars
     ...(description ? { description } : {}),
     language: site.locale,
     authors: [{ name: feedAuthor(site) }],
-    items: entries.map(({ event, zone, uid, title: itemText, body, image }) => ({
-      id: uid,
-      content_html: cdataSafe(body),
-      url: eventLinks(ctx, event, site).page,
-      // JSON Feed titles are plain text; consumers escape them (the HTML formats carry escaped ones).
-      title: itemText,
-      // Where feed 6 puts an item image (only one of a known type is given to it), else after the tags.
-      ...(image?.type !== undefined ? { image: image.url } : {}),
-      date_modified: new Date(eventStamp(event)).toISOString(),
-      date_published: new Date(eventPublished(event)).toISOString(),
-      tags: itemCategories(event),
-      ...(image && image.type === undefined ? { image: image.url } : {}),
-      _calfeed: calfeedExtension(ctx, event, site, zone),
-    })),
+    items: [],
   };
-  // Escape < > & as \u escapes: the same JSON, but safe to inline in a <script> on a host page.
-  return JSON.stringify(out, null, 2).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+  return spliceJson(scriptSafe(JSON.stringify(head, null, 2)), items) + '\n';
+}
+
+/** One event's JSON Feed item (splice.ts's jsonItem()), made safe as the feed is. */
+function jsonFeedItem(ctx: RenderContext, { event, zone, uid, title: itemText, body, image }: Entry, site: SiteContext): string {
+  const item = {
+    id: uid,
+    content_html: cdataSafe(body),
+    url: eventLinks(ctx, event, site).page,
+    // JSON Feed titles are plain text; consumers escape them (the HTML formats carry escaped ones).
+    title: itemText,
+    // Where feed 6 puts an item image (only one of a known type is given to it), else after the tags.
+    ...(image?.type !== undefined ? { image: image.url } : {}),
+    date_modified: new Date(eventStamp(event)).toISOString(),
+    date_published: new Date(eventPublished(event)).toISOString(),
+    tags: itemCategories(event),
+    ...(image && image.type === undefined ? { image: image.url } : {}),
+    _calfeed: calfeedExtension(ctx, event, site, zone),
+  };
+  return scriptSafe(jsonItem(item));
+}
+
+/**
+ * Escape < > & as \u escapes: the same JSON, but safe to inline in a <script> on a host page. A
+ * character at a time, so a feed's parts can be escaped apart (as can stripControl's).
+ */
+function scriptSafe(json: string): string {
+  return json.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
@@ -192,26 +207,53 @@ function atomImageTypes(atom: string): string {
 
 /** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null). */
 export function renderSyndication(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext, text: PageText): SyndicationFeeds {
-  return renderFeeds(ctx, cal, calendars, selectFeedEvents(ctx, events, calendars, site), newestStamp(events), site, text);
+  const selected = selectFeedEvents(ctx, events, calendars, site);
+  const items = selected.map(itemsRenderer(ctx, calendars, site, text));
+  return renderFeeds(ctx, cal, calendars, items, newestStamp(selected.length ? selected : events), site, text);
 }
 
 /**
- * The feeds of events already chosen by selectFeedEvents, so a build can pick them without holding
- * every event. Dated by the newest item, else by `fallbackStamp` (newestStamp of all the events).
+ * The feeds of items made by feedItems() (the events selectFeedEvents picks), so a build can list
+ * events without holding or rendering them again. `updated` dates the feeds: the newest item's
+ * eventStamp, else the newest of all the events (newestStamp).
  */
-export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], selected: FeedEvent[], fallbackStamp: number, site: SiteContext, text: PageText): SyndicationFeeds {
-  const zoneFor = zoneLookup(calendars, site);
-  const entries: Entry[] = selected.map((event) => {
-    const zone = zoneFor(event);
-    const image = eventImage(ctx, event);
-    return { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone, text), body: itemBody(ctx, event, site, zone, image, text), image };
-  });
-  const updated = new Date(selected.length ? newestStamp(selected) : fallbackStamp);
-  const atom = buildFeed(ctx, cal, calendars, entries, updated, site, text, true);
-  const rss = buildFeed(ctx, cal, calendars, entries, updated, site, text, false);
+export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], items: readonly string[], updated: number, site: SiteContext, text: PageText): SyndicationFeeds {
+  const rss: string[] = [];
+  const atom: string[] = [];
+  const json: string[] = [];
+  for (const item of items) {
+    const [r, a, j] = item.split('\0');
+    if (j === undefined) throw new Error('internal: a feed item without its three formats');
+    rss.push(r!);
+    atom.push(a!);
+    json.push(j);
+  }
+  const date = new Date(updated);
+  const rssHead = stripControl(buildFeed(ctx, cal, calendars, date, site, text, false).rss2());
+  const atomHead = stripControl(buildFeed(ctx, cal, calendars, date, site, text, true).atom1());
   return {
-    rss: stripControl(rss.rss2()) + '\n',
-    atom: atomImageTypes(stripControl(atom.atom1())) + '\n',
-    json: jsonFeed(ctx, cal, calendars, entries, site, text),
+    rss: spliceRss(rssHead, rss) + '\n',
+    atom: spliceAtom(atomHead, atom) + '\n',
+    json: jsonFeed(ctx, cal, calendars, json, site, text),
   };
+}
+
+/**
+ * One event's item in RSS, Atom and JSON Feed, as each feed writes it, joined by NUL (which none
+ * of them can hold: stripControl and JSON escape it). Rendered once per event and kept with it in
+ * the spool, so each feed that lists the event (its calendar's, the combined, its categories')
+ * splices it in (splice.ts).
+ */
+export function feedItems(ctx: RenderContext, event: FeedEvent, zone: string, site: SiteContext, text: PageText): string {
+  const image = eventImage(ctx, event);
+  const entry: Entry = { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone, text), body: itemBody(ctx, event, site, zone, image, text), image };
+  const rss = stripControl(rssItem(feedItem(ctx, entry, site, false)));
+  const atom = atomImageTypes(stripControl(atomEntry(feedItem(ctx, entry, site, true))));
+  return `${rss}\0${atom}\0${jsonFeedItem(ctx, entry, site)}`;
+}
+
+/** feedItems() of any listed calendar's event, in its calendar's zone. */
+export function itemsRenderer(ctx: RenderContext, calendars: Calendar[], site: SiteContext, text: PageText): (event: FeedEvent) => string {
+  const zone = zoneLookup(calendars, site);
+  return (event) => feedItems(ctx, event, zone(event), site, text);
 }
