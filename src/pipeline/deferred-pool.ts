@@ -1,7 +1,7 @@
 // Page workers started only once a build has enough to render (see DeferredPool).
 
 import type { Calendar, FeedEvent } from '../model.js';
-import type { CalendarJob, CalendarPages, PageRenderer, RenderedEvent } from './page-pool.js';
+import type { CalendarJob, CalendarPages, EventWants, PageRenderer, RenderedEvent } from './page-pool.js';
 
 /**
  * Renders in this thread until more than `startAfter` pages' worth of rendering has been asked for
@@ -25,8 +25,8 @@ export class DeferredPool implements PageRenderer {
     return this.pool?.threads ?? 0;
   }
 
-  render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent> {
-    return this.renderer(page ? 1 : 0).render(cal, event, page);
+  render(cal: Calendar, event: FeedEvent, wants: EventWants): Promise<RenderedEvent> {
+    return this.renderer(wants.page ? 1 : 0).render(cal, event, wants);
   }
 
   calendar(job: CalendarJob): Promise<CalendarPages> {

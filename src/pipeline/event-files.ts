@@ -9,7 +9,9 @@ import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
 import { renderEventIcs } from '../render/ical/index.js';
+import type { StoredEvents } from '../state/build-store.js';
 import { liveRecord, type HistoryTracker } from '../state/history.js';
+import type { EventRef } from './spool.js';
 import type { PageRenderer } from './page-pool.js';
 import { dateDataVersions } from './render-keys.js';
 
@@ -43,6 +45,8 @@ export class EventFiles {
     templates: string,
     private readonly site: SiteContext,
     private readonly history: HistoryTracker,
+    /** The last build's rows: an event rendered from the same inputs takes its feed items from its row. */
+    private readonly rows?: StoredEvents,
     /** The runtime's date data (see dateDataVersions); a parameter so tests can vary it. */
     runtime: Array<string | null> = dateDataVersions(),
   ) {
@@ -66,7 +70,9 @@ export class EventFiles {
     // manifest lists now: true whichever build published them, so no record of it is needed.
     const listed = renderedBefore && stamp(fingerprint, await this.staging.publishedHash(page), await this.staging.publishedHash(ics));
     const keep = listed !== undefined && listed === renderedBefore && (await this.staging.isPublished(page)) && (await this.staging.isPublished(ics));
-    const rendered = await this.pages.render(cal, event, !keep);
+    // Rendered from the same inputs: its row's items are what rendering them again would give.
+    const items = renderedBefore?.startsWith(`${fingerprint}.`) ? this.storedItems(event) : undefined;
+    const rendered = await this.pages.render(cal, event, { page: !keep, items: items === undefined });
     if (keep) {
       await this.staging.keep(page);
       await this.staging.keep(ics);
@@ -78,7 +84,7 @@ export class EventFiles {
     const staged = this.staging.files();
     const stamped = stamp(fingerprint, staged.get(page)?.sha256, staged.get(ics)?.sha256);
     this.history.markRendered(event.calendarId, event.id, stamped);
-    return { vevent: rendered.vevent, items: rendered.items, record: liveRecord(event, stamped) };
+    return { vevent: rendered.vevent, items: items ?? rendered.items, record: liveRecord(event, stamped) };
   }
 
   /**
@@ -87,6 +93,16 @@ export class EventFiles {
    */
   fingerprint(cal: Calendar, eventJson: string): string {
     return createHash('sha256').update(this.siteKey).update(this.calendarJson(cal)).update(eventJson).digest('base64url').slice(0, 27);
+  }
+
+  // The last build's refs of a calendar by event id, made when the calendar's first event asks.
+  private readonly rowsById = new Map<string, Map<string, EventRef>>();
+  private storedItems(event: FeedEvent): string | undefined {
+    if (!this.rows) return undefined;
+    let byId = this.rowsById.get(event.calendarId);
+    if (!byId) this.rowsById.set(event.calendarId, (byId = new Map((this.rows.events.get(event.calendarId) ?? []).map((ref) => [ref.id, ref]))));
+    const ref = byId.get(event.id);
+    return ref && this.rows.spool.itemsOf(ref);
   }
 
   // A calendar's JSON, once per calendar rather than once per event.

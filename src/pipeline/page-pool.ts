@@ -20,11 +20,17 @@ import { readItems, readSpans } from './spool.js';
 import type { PageJob, PageReply, PageWorkerData } from './page-worker.js';
 import { DeferredPool } from './deferred-pool.js';
 
+/** What to render of an event besides its VEVENT: either may be kept from the last build instead. */
+export interface EventWants {
+  page: boolean;
+  items: boolean;
+}
+
 export interface RenderedEvent {
-  /** The event page's HTML; absent when only the VEVENT was asked for. */
+  /** The event page's HTML; absent when it was not asked for. */
   page?: string;
   vevent: string;
-  /** Its feed items (feedItems()), or '' when it has ended: no feed lists it again. */
+  /** Its feed items (feedItems()); '' when they were not asked for, or the event has ended (no feed lists it again). */
   items: string;
 }
 
@@ -75,8 +81,8 @@ export interface CalendarJob {
 }
 
 export interface PageRenderer {
-  /** Render an event's VEVENT and feed items, and its page too when `page` is true. */
-  render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent>;
+  /** Render an event's VEVENT, and what it `wants` of its page and feed items. */
+  render(cal: Calendar, event: FeedEvent, wants: EventWants): Promise<RenderedEvent>;
   /** Render a calendar's feeds and pages. */
   calendar(job: CalendarJob): Promise<CalendarPages>;
   /**
@@ -120,10 +126,10 @@ export function createPageRenderer(ctx: RenderContext, html: HtmlRenderer, site:
 }
 
 /** One render job, done in whichever thread runs it. */
-export function renderEvent(ctx: RenderContext, html: HtmlRenderer, site: SiteContext, cal: Calendar, event: FeedEvent, page: boolean): RenderedEvent {
+export function renderEvent(ctx: RenderContext, html: HtmlRenderer, site: SiteContext, cal: Calendar, event: FeedEvent, wants: EventWants): RenderedEvent {
   // An ended event never enters a feed again (a changed one is rendered again): no items for it.
-  const items = eventEndMs(ctx, event, cal.timeZone) > site.clock.now ? feedItems(ctx, event, cal.timeZone, site, html.text(site)) : '';
-  return { vevent: veventText(ctx, event, site), items, ...(page ? { page: html.event(ctx, cal, event, site) } : {}) };
+  const items = wants.items && eventEndMs(ctx, event, cal.timeZone) > site.clock.now ? feedItems(ctx, event, cal.timeZone, site, html.text(site)) : '';
+  return { vevent: veventText(ctx, event, site), items, ...(wants.page ? { page: html.event(ctx, cal, event, site) } : {}) };
 }
 
 /** One calendar's job in a worker: every piece of its pages rendered, to be moved to the main thread. */
@@ -200,7 +206,7 @@ function readSpool<T>(file: string, pairs: Float64Array, take: (event: FeedEvent
 
 function inThread(ctx: RenderContext, html: HtmlRenderer, site: SiteContext): PageRenderer {
   return {
-    render: async (cal, event, page) => renderEvent(ctx, html, site, cal, event, page),
+    render: async (cal, event, wants) => renderEvent(ctx, html, site, cal, event, wants),
     calendar: async (job) => renderCalendarHere(ctx, html, site, job),
     stopThreads: async () => undefined,
     close: async () => undefined,
@@ -258,10 +264,10 @@ class WorkerPool implements PageRenderer {
     return this.workers.length;
   }
 
-  render(cal: Calendar, event: FeedEvent, page: boolean): Promise<RenderedEvent> {
+  render(cal: Calendar, event: FeedEvent, wants: EventWants): Promise<RenderedEvent> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.stopped) return this.local.render(cal, event, page);
-    return this.send({ kind: 'event', id: this.nextId++, cal, event, page }) as Promise<RenderedEvent>;
+    if (this.stopped) return this.local.render(cal, event, wants);
+    return this.send({ kind: 'event', id: this.nextId++, cal, event, wants }) as Promise<RenderedEvent>;
   }
 
   calendar(job: CalendarJob): Promise<CalendarPages> {

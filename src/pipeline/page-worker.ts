@@ -8,7 +8,7 @@ import { CalfeedError } from '../errors.js';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { createRenderContext } from '../render/context.js';
 import { loadHtmlRenderer } from '../render/html/index.js';
-import { type CalendarJob, pagesTransfer, renderCalendar, renderEvent, type EncodedPages } from './page-pool.js';
+import { type CalendarJob, pagesTransfer, renderCalendar, renderEvent, type EncodedPages, type EventWants } from './page-pool.js';
 
 export interface PageWorkerData {
   templates: string | undefined;
@@ -21,8 +21,7 @@ export type PageJob =
       id: number;
       cal: Calendar;
       event: FeedEvent;
-      /** False when only the VEVENT is needed (the page is kept from the last build). */
-      page: boolean;
+      wants: EventWants;
     }
   | { kind: 'calendar'; id: number; job: CalendarJob };
 
@@ -48,7 +47,7 @@ port.on('message', (jobs: PageJob[]) => {
 
 function run(job: PageJob): { reply: PageReply; transfer: ArrayBuffer[] } {
   try {
-    if (job.kind === 'event') return { reply: { id: job.id, ...renderEvent(ctx, html, site, job.cal, job.event, job.page) }, transfer: [] };
+    if (job.kind === 'event') return { reply: { id: job.id, ...renderEvent(ctx, html, site, job.cal, job.event, job.wants) }, transfer: [] };
     const files = renderCalendar(ctx, html, site, job.job);
     return { reply: { id: job.id, files }, transfer: pagesTransfer(files) };
   } catch (error) {

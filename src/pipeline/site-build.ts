@@ -82,7 +82,7 @@ export class SiteBuild {
       staging = await createStaging(outDir, { published: plan.published, onWarning: (m) => run.log.warn(m), writerThread: threadsOf(run).writer });
       return new SiteBuild(run, plan, staging, timeZone);
     } catch (error) {
-      plan.sections.saved?.spool.dispose();
+      plan.sections.rows?.spool.dispose();
       if (staging) await discard(staging).catch(() => undefined);
       throw error;
     }
@@ -101,7 +101,7 @@ export class SiteBuild {
     // By the cores, page workers start only once the build has enough to render (DeferredPool).
     const startAfter = config.threads === undefined ? START_WORKERS_AFTER : 0;
     this.pages = createPageRenderer(this.ctx, plan.html, this.site, config.templates, threadsOf(run).pages, startAfter);
-    this.eventFiles = new EventFiles(this.ctx, staging, this.pages, plan.html.fingerprint, this.site, this.tracker);
+    this.eventFiles = new EventFiles(this.ctx, staging, this.pages, plan.html.fingerprint, this.site, this.tracker, plan.sections.rows);
     this.calendarFiles = new CalendarFiles(staging, plan.sections.rendered, run.now);
     const pages = startAfter > 0 && this.pages.maxThreads > 0 ? `up to ${this.pages.maxThreads} rendering pages once more than ${startAfter} are to render` : `${this.pages.maxThreads} rendering pages`;
     const by = config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
@@ -158,7 +158,7 @@ export class SiteBuild {
   async prepareStore(gathered: Gathered, rendered: Rendered): Promise<void> {
     const spool = this.spool!;
     // The events the crawl took from the last store were copied into this build's spool already.
-    this.plan.sections.saved?.spool.dispose();
+    this.plan.sections.rows?.spool.dispose();
     const crawl = this.cache!;
     const tail = storeTail({ crawl, notes: gathered.notes, history: this.tracker.removed(), calendars: rendered.calendarRecords, rendered: this.calendarFiles.state() });
     this.prepared = await prepareStore(this.run.loaded.config.cacheDir, { spool }, tail);
@@ -259,7 +259,7 @@ export class SiteBuild {
   /** Lets go of what a failed build holds: staging (removed), the spools, the prepared store. */
   async release(): Promise<void> {
     this.spool?.dispose();
-    this.plan.sections.saved?.spool.dispose();
+    this.plan.sections.rows?.spool.dispose();
     this.cache?.dispose();
     await this.prepared?.discard().catch(() => undefined);
     if (this.staging) await discard(this.staging).catch(() => undefined);

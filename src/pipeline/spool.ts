@@ -260,6 +260,11 @@ export class EventSpool {
     return this.file;
   }
 
+  /** The feed items spooled for a ref ('' when none were: the event had ended). */
+  itemsOf(ref: EventRef): string {
+    return this.data.read(ref.at + ref.jsonBytes + ref.veventBytes, ref.itemsBytes).toString('utf8');
+  }
+
   /** The feed items of refs (readItems()). */
   items(refs: readonly EventRef[], render: (event: FeedEvent) => string): string[] {
     return itemsOf(itemSpans(refs), (at, length) => this.data.read(at, length, scratch(length)).toString('utf8'), render);

@@ -65,8 +65,19 @@ export interface StoreSections {
   crawl: CrawlCache;
   history: HistoryState;
   rendered: Map<string, RenderedGroup>;
+  /**
+   * Every event's row, whatever the record says: what an event rendered from the same inputs
+   * (its history's render fingerprint) may take from it. `saved` shares its spool.
+   */
+  rows?: StoredEvents;
   /** With load(…, true). */
   saved?: SavedEvents;
+}
+
+/** The last build's spooled events: refs by calendar id, in the order the build spooled them. */
+export interface StoredEvents {
+  spool: EventSpool;
+  events: Map<string, EventRef[]>;
 }
 
 /** The store in --cache-dir as a build finds it: header and record read, the rest on load(). */
@@ -164,11 +175,12 @@ class SectionReader {
   /** The sections read; undefined when the events are not those of the calendars listed. */
   sections(file: string): StoreSections | undefined {
     const { crawl, history, rendered } = this;
-    if (!this.vouched) return { crawl, history, rendered };
     const calendars = history.calendars.filter((r) => r.removedAt === undefined).map((r) => r.calendar);
     const events = new Map(calendars.map((c) => [c.id, this.events.get(c.id) ?? []]));
-    if ([...this.events.keys()].some((id) => !events.has(id))) return undefined;
-    return { crawl, history, rendered, saved: { spool: EventSpool.open(file), calendars, notes: this.notes, events } };
+    if (this.vouched && [...this.events.keys()].some((id) => !events.has(id))) return undefined;
+    const rows = { spool: EventSpool.open(file), events: this.events };
+    if (!this.vouched) return { crawl, history, rendered, rows };
+    return { crawl, history, rendered, rows, saved: { spool: rows.spool, calendars, notes: this.notes, events } };
   }
 
   // An event's row: its ref and history record, then its JSON, VEVENT and feed items (skipped: they are read
@@ -182,7 +194,6 @@ class SectionReader {
     const at = lines.offset;
     lines.skip(ref.jsonBytes + ref.veventBytes + ref.itemsBytes);
     if (lines.line(0)?.length !== 0) return false;
-    if (!this.vouched) return true;
     const list = this.events.get(ref.calendarId);
     if (list) list.push({ ...ref, at });
     else this.events.set(ref.calendarId, [{ ...ref, at }]);

@@ -5,7 +5,7 @@ import { sampleCalendar, sampleEvent, sampleSite } from '../fixtures/sample.js';
 
 // Only fingerprint() is exercised: the staging, page renderer and history are never touched.
 function files(runtime?: Array<string | null>, templates = 'templates-1', site = sampleSite()): EventFiles {
-  return new EventFiles(undefined as never, undefined as never, undefined as never, templates, site, undefined as never, runtime);
+  return new EventFiles(undefined as never, undefined as never, undefined as never, templates, site, undefined as never, undefined, runtime);
 }
 
 describe('EventFiles.fingerprint (when an event page and .ics may be kept)', () => {

@@ -70,9 +70,10 @@ describe('page renderer worker pool (compiled)', () => {
     try {
       const cal = sampleCalendar();
       const events = Array.from({ length: 40 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
-      const results = await Promise.all(events.map((e, i) => pool.render(cal, e, i % 3 !== 0)));
+      const results = await Promise.all(events.map((e, i) => pool.render(cal, e, { page: i % 3 !== 0, items: i % 2 === 0 })));
       results.forEach((r, i) => {
         expect(r.vevent).toBe(veventText(ctx, events[i]!, site));
+        expect(r.items).toBe(i % 2 === 0 ? feedItems(ctx, events[i]!, cal.timeZone, site, html.text(site)) : '');
         if (i % 3 === 0) expect(r.page).toBeUndefined();
         else expect(r.page).toBe(html.event(ctx, cal, events[i]!, site));
       });
@@ -109,7 +110,7 @@ describe('page renderer worker pool (compiled)', () => {
       expect(joined(renderCalendar(ctx, html, site, job))).toEqual(expected);
       expect(expected.rss).toContain('Talk 29');
       expect(expected.index).toContain('Talk 29');
-      const [inWorker, pageAlongside] = await Promise.all([pool.calendar(job), pool.render(cal, events[0]!, true)]);
+      const [inWorker, pageAlongside] = await Promise.all([pool.calendar(job), pool.render(cal, events[0]!, { page: true, items: true })]);
       expect(joined(inWorker)).toEqual(expected);
       expect(pageAlongside.page).toBe(html.event(ctx, cal, events[0]!, site));
       await pool.stopThreads();
@@ -133,10 +134,10 @@ describe('page renderer worker pool (compiled)', () => {
         expect(r.page).toBe(page ? html.event(ctx, cal, events[i]!, site) : undefined);
       };
       // VEVENTs alone cost next to nothing: they do not count.
-      for (let i = 0; i < 6; i++) check(await pool.render(cal, events[i]!, false), i, false);
-      for (let i = 0; i < 3; i++) check(await pool.render(cal, events[i]!, true), i, true);
+      for (let i = 0; i < 6; i++) check(await pool.render(cal, events[i]!, { page: false, items: false }), i, false);
+      for (let i = 0; i < 3; i++) check(await pool.render(cal, events[i]!, { page: true, items: true }), i, true);
       expect(pool.threads).toBe(0);
-      check(await pool.render(cal, events[3]!, true), 3, true);
+      check(await pool.render(cal, events[3]!, { page: true, items: true }), 3, true);
       expect(pool.threads).toBe(workers);
       // A calendar's job counts its events (half a page each): the same bytes from a worker.
       const job = spooledJob(dir, cal, events, site, html.text(site));
@@ -144,7 +145,7 @@ describe('page renderer worker pool (compiled)', () => {
       expect(pages.rss).toBe(renderCalendar(ctx, html, site, job).rss);
       await pool.stopThreads();
       expect(pool.threads).toBe(0);
-      check(await pool.render(cal, events[4]!, true), 4, true);
+      check(await pool.render(cal, events[4]!, { page: true, items: true }), 4, true);
     } finally {
       await pool.close();
     }
@@ -161,7 +162,7 @@ describe('page renderer worker pool (compiled)', () => {
       expect(pool.threads).toBe(0);
       await pool.stopThreads();
       await pool.calendar(spooledJob(dir, cal, events, site, html.text(site)));
-      await pool.render(cal, events[0]!, true);
+      await pool.render(cal, events[0]!, { page: true, items: true });
       expect(pool.threads).toBe(0);
     } finally {
       await pool.close();
@@ -175,12 +176,12 @@ describe('page renderer worker pool (compiled)', () => {
     try {
       const cal = sampleCalendar();
       const events = Array.from({ length: 20 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i} <b>ĄČ</b> 🌳` }));
-      const inFlight = events.map((e) => pool.render(cal, e, true));
+      const inFlight = events.map((e) => pool.render(cal, e, { page: true, items: true }));
       const stopped = pool.stopThreads();
-      const after = events.map((e) => pool.render(cal, e, true));
+      const after = events.map((e) => pool.render(cal, e, { page: true, items: true }));
       await stopped;
       expect(pool.threads).toBe(0);
-      const results = await Promise.all([...inFlight, ...after, ...events.map((e) => pool.render(cal, e, false))]);
+      const results = await Promise.all([...inFlight, ...after, ...events.map((e) => pool.render(cal, e, { page: false, items: false }))]);
       results.forEach((r, i) => {
         const event = events[i % events.length]!;
         expect(r.vevent).toBe(veventText(ctx, event, site));
@@ -199,9 +200,9 @@ describe('page renderer worker pool (compiled)', () => {
     const html = await loadHtmlRenderer(templates);
     const pool = createPageRenderer(ctx, html, site, templates);
     try {
-      await expect(pool.render(sampleCalendar(), sampleEvent(), true)).rejects.toMatchObject({ name: 'CalfeedError', code: 'BUILD', message: expect.stringMatching(/event/) });
+      await expect(pool.render(sampleCalendar(), sampleEvent(), { page: true, items: true })).rejects.toMatchObject({ name: 'CalfeedError', code: 'BUILD', message: expect.stringMatching(/event/) });
       // Only the page needs the template: a VEVENT alone still renders.
-      await expect(pool.render(sampleCalendar(), sampleEvent(), false)).resolves.toMatchObject({ vevent: expect.stringContaining('BEGIN:VEVENT') });
+      await expect(pool.render(sampleCalendar(), sampleEvent(), { page: false, items: false })).resolves.toMatchObject({ vevent: expect.stringContaining('BEGIN:VEVENT') });
     } finally {
       await pool.close();
     }
@@ -222,7 +223,7 @@ describe('page renderer worker pool (compiled)', () => {
       const cal = sampleCalendar();
       const events = Array.from({ length: 30 }, (_, i) => sampleEvent({ id: `e${i}`, slug: `e${i}` }));
       // Every third asks for the page, which the broken template fails; the others only a VEVENT.
-      const results = await Promise.allSettled(events.map((e, i) => pool.render(cal, e, i % 3 === 0)));
+      const results = await Promise.allSettled(events.map((e, i) => pool.render(cal, e, { page: i % 3 === 0, items: true })));
       results.forEach((r, i) => {
         if (i % 3 === 0) expect(r).toMatchObject({ status: 'rejected', reason: { name: 'CalfeedError', code: 'BUILD' } });
         else expect(r).toMatchObject({ status: 'fulfilled', value: { vevent: veventText(ctx, events[i]!, site) } });
