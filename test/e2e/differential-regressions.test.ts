@@ -22,6 +22,20 @@ describe('incremental = cold: regressions', () => {
     });
   });
 
+  it('feed items kept in the build store without its record: an unchanged event takes its row\'s, an edited one is rendered again', async () => {
+    await runHistory({
+      calendars: [
+        { id: '3', title: 'Talks', validators: 'etag', pageSize: 0, events: [event('1', { categories: ['Physics'] }), event('2', { start: 700, categories: ['Physics'] })], brokenDetails: [], details: 'full' },
+        { id: '4', title: 'Other', validators: 'none', pageSize: 0, events: [event('9', { start: 650, categories: ['Physics'] })], brokenDetails: [], details: 'full' },
+      ],
+      steps: [
+        { mutations: [], advance: 0, checkUnchanged: false },
+        { mutations: [{ kind: 'editEvent', cal: 0, at: 0, patch: { title: 'Renamed' } }], advance: 5, checkUnchanged: false, loseRecord: true },
+        { mutations: [{ kind: 'editEvent', cal: 1, at: 0, patch: { location: 'Room 9' } }], advance: 5, checkUnchanged: true, loseRecord: true },
+      ],
+    });
+  });
+
   it('a duplicated event id: a change to the second entry only publishes what a cold build does', async () => {
     await runHistory({
       calendars: [

@@ -90,6 +90,7 @@ const step: fc.Arbitrary<Step> = fc.record({
   mutations: fc.array(mutation, { maxLength: 4 }),
   advance,
   checkUnchanged: fc.boolean(),
+  loseRecord: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
 });
 
 /** A portal of 0 to 8 calendars and 1 to `maxSteps` steps of its history. */

@@ -58,6 +58,8 @@ export interface Step {
   advance: number;
   /** Also rebuild once more with nothing changed: it must be up to date and touch nothing. */
   checkUnchanged: boolean;
+  /** The build store loses its record of the last build first (as a build killed after its publish leaves it). */
+  loseRecord?: boolean;
 }
 
 export interface History {
