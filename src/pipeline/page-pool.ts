@@ -164,13 +164,7 @@ function calendarRender(ctx: RenderContext, html: HtmlRenderer, shared: SiteCont
   const site = ownClock(shared);
   const pages = html.calendarPieces(ctx, job.cal, spooledList(job.spool, job.list), site);
   const text = html.text(site);
-  const fd = openSync(job.spool, 'r');
-  let items: string[];
-  try {
-    items = readItems(fd, job.feed, (event) => feedItems(ctx, event, job.cal.timeZone, site, text));
-  } finally {
-    closeSync(fd);
-  }
+  const items = withSpool(job.spool, (fd) => readItems(fd, job.feed, (event) => feedItems(ctx, event, job.cal.timeZone, site, text)));
   const feeds = renderFeeds(ctx, job.cal, job.calendars, items, job.updated, site, text);
   return { site, feeds, pages };
 }
@@ -196,9 +190,13 @@ function spooledList(file: string, list: Float64Array): EventSource {
 const SPOOL_PART = 1000;
 
 function readSpool<T>(file: string, pairs: Float64Array, take: (event: FeedEvent) => T): T[] {
+  return withSpool(file, (fd) => readSpans(fd, pairs, take));
+}
+
+function withSpool<T>(file: string, use: (fd: number) => T): T {
   const fd = openSync(file, 'r');
   try {
-    return readSpans(fd, pairs, take);
+    return use(fd);
   } finally {
     closeSync(fd);
   }

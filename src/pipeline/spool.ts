@@ -34,7 +34,7 @@ export interface EventRef {
   readonly placeless: boolean;
   /** The event's categories as the portal spells them: which category pages and feeds it is in. */
   readonly categories: readonly string[];
-  /** Where the event's JSON, its VEVENT text and its feed items (feedItems(); none for an event past when spooled) are in the spool, in bytes. */
+  /** Where the event's JSON, its VEVENT text and its feed items (feedItems(); none for an event that had ended when they were rendered) are in the spool, in bytes. */
   readonly at: number;
   readonly jsonBytes: number;
   readonly veventBytes: number;
@@ -143,14 +143,14 @@ export function itemSpans(refs: readonly EventRef[]): Float64Array {
  * without them (it had ended then, as "now" was) is read and given to `render`.
  */
 export function readItems(fd: number, spans: Float64Array, render: (event: FeedEvent) => string): string[] {
-  return itemsOf(spans, (at, length) => {
+  return eachItems(spans, (at, length) => {
     const bytes = readAt(fd, at, length, scratch(length));
     if (!bytes) throw new Error('internal: the event spool ended early');
     return bytes.toString('utf8');
   }, render);
 }
 
-function itemsOf(spans: Float64Array, read: (at: number, length: number) => string, render: (event: FeedEvent) => string): string[] {
+function eachItems(spans: Float64Array, read: (at: number, length: number) => string, render: (event: FeedEvent) => string): string[] {
   const items: string[] = [];
   for (let i = 0; i < spans.length; i += 4) {
     const [at, jsonBytes, veventBytes, itemsBytes] = [spans[i]!, spans[i + 1]!, spans[i + 2]!, spans[i + 3]!];
@@ -262,12 +262,13 @@ export class EventSpool {
 
   /** The feed items spooled for a ref ('' when none were: the event had ended). */
   itemsOf(ref: EventRef): string {
-    return this.data.read(ref.at + ref.jsonBytes + ref.veventBytes, ref.itemsBytes).toString('utf8');
+    if (ref.itemsBytes === 0) return '';
+    return this.data.read(ref.at + ref.jsonBytes + ref.veventBytes, ref.itemsBytes, scratch(ref.itemsBytes)).toString('utf8');
   }
 
   /** The feed items of refs (readItems()). */
   items(refs: readonly EventRef[], render: (event: FeedEvent) => string): string[] {
-    return itemsOf(itemSpans(refs), (at, length) => this.data.read(at, length, scratch(length)).toString('utf8'), render);
+    return eachItems(itemSpans(refs), (at, length) => this.data.read(at, length, scratch(length)).toString('utf8'), render);
   }
 
   /** The event of a ref as spooled: JSON.stringify(event). */

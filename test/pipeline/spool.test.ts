@@ -42,6 +42,7 @@ describe('EventSpool', () => {
     // Feed items as spooled; those of an event spooled without them are rendered from its JSON.
     const render = (event: FeedEvent): string => `rendered ${event.id}`;
     expect(spool.items([refs[40]!, refs[39]!, refs[0]!], render)).toEqual([`<item>40 ${long}</item>\0<entry/>\0{"id": "e40"}`, 'rendered e39', 'rendered e0']);
+    expect([spool.itemsOf(refs[40]!), spool.itemsOf(refs[39]!)]).toEqual([`<item>40 ${long}</item>\0<entry/>\0{"id": "e40"}`, '']);
     // Its row holds its history record, and is copied as it is (the first row, and one whose head
     // is longer than the first window read back, included).
     const items40 = `<item>40 ${long}</item>\0<entry/>\0{"id": "e40"}`;
