@@ -35,22 +35,6 @@ export { contentProblem, icalProblem } from './content-check.js';
 export { verifyStaging, type VerifyOptions } from './verify.js';
 export { xmlProblem } from './xml-check.js';
 
-const SITEMAP_PART = /^sitemap-[1-9][0-9]*\.xml$/;
-
-/**
- * Whether writeSearchIndexes or writeSiteMeta writes this file, anew in every build, from the
- * files staged before it (a build never keeps it from the last one).
- */
-export function isSiteMeta(relPath: string): boolean {
-  return (
-    relPath === paths.headers() ||
-    relPath === paths.manifest() ||
-    relPath === paths.site('sitemap.xml') ||
-    relPath === paths.site('robots.txt') ||
-    SITEMAP_PART.test(relPath)
-  );
-}
-
 /** Write sitemap.xml (with its parts) and robots.txt for the pages staged; call after every page is. */
 export async function writeSearchIndexes(staging: Staging, siteUrl: string): Promise<void> {
   for (const [relPath, xml] of renderSitemaps(siteUrl, staging.files().keys())) await staging.write(relPath, xml);
