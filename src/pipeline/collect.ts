@@ -204,7 +204,9 @@ export class Collector implements CrawlSink {
     // Serialized once, for the render fingerprint and for the spool.
     const json = JSON.stringify(withHistory);
     // The VEVENT is rendered once: the same text goes into the event's .ics and every calendar.ics.
-    const output = await this.eventFiles.write(state.calendar, withHistory, rendered, json);
+    // Feed items are kept with the event where its calendar's feeds take every upcoming event; in a
+    // bigger calendar most never reach a feed, and a feed renders those it lists (EventSpool.items).
+    const output = await this.eventFiles.write(state.calendar, withHistory, rendered, state.listed.size <= this.site.feedLimit, json);
     state.events.push(this.spool.add(withHistory, output, eventFacts(this.ctx, state.calendar, withHistory, this.site), json));
   }
 

@@ -59,10 +59,10 @@ export class EventFiles {
   /**
    * Write (or keep) the page and .ics of one event; `renderedBefore` is its last published
    * fingerprint, `eventJson` JSON.stringify(event) when the caller has it. Returns its VEVENT text
-   * and feed items, which every calendar.ics and feed it is in repeat, and its history record as
-   * published (liveRecord).
+   * and, `withItems`, its feed items, which every calendar.ics and feed it is in repeat, and its
+   * history record as published (liveRecord).
    */
-  async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined, eventJson = JSON.stringify(event)): Promise<EventOutput> {
+  async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined, withItems: boolean, eventJson = JSON.stringify(event)): Promise<EventOutput> {
     const page = paths.eventPage(cal.slug, event.slug);
     const ics = paths.eventIcs(cal.slug, event.slug);
     const fingerprint = this.fingerprint(cal, eventJson);
@@ -71,8 +71,8 @@ export class EventFiles {
     const listed = renderedBefore && stamp(fingerprint, await this.staging.publishedHash(page), await this.staging.publishedHash(ics));
     const keep = listed !== undefined && listed === renderedBefore && (await this.staging.isPublished(page)) && (await this.staging.isPublished(ics));
     // Rendered from the same inputs: its row's items are what rendering them again would give.
-    const items = renderedBefore?.startsWith(`${fingerprint}.`) ? this.storedItems(event) : undefined;
-    const rendered = await this.pages.render(cal, event, { page: !keep, items: items === undefined });
+    const items = withItems && renderedBefore?.startsWith(`${fingerprint}.`) ? this.storedItems(event) : undefined;
+    const rendered = await this.pages.render(cal, event, { page: !keep, items: withItems && items === undefined });
     if (keep) {
       await this.staging.keep(page);
       await this.staging.keep(ics);

@@ -128,7 +128,7 @@ export class SiteRenderer {
     this.until(Math.min(until, site.clock.changesAt));
     // Removed events keep their page and .ics (both cancelled) while they stay in calendar.ics:
     // RSS items and "add to calendar" files that link to them must not hit a 404.
-    for (const event of gone) await this.input.eventFiles.write(cal, event, this.input.renderedBefore(event.calendarId, event.id));
+    for (const event of gone) await this.input.eventFiles.write(cal, event, this.input.renderedBefore(event.calendarId, event.id), false);
   }
 
   /**
