@@ -36,6 +36,18 @@ describe('incremental = cold: regressions', () => {
     });
   });
 
+  it('regression (found by the fuzz, seed 487686415): a step lost the record of a store that had none, and the replay failed', async () => {
+    const unreadable = event('1', { title: 'Seminar', start: 0, duration: null, location: null, omit: ['start'] });
+    await runHistory({
+      calendars: [{ id: '1', title: 'Seminar', validators: 'etag', pageSize: 0, events: [], brokenDetails: [], details: 'full' }],
+      steps: [
+        { mutations: [], advance: 0, checkUnchanged: false, loseRecord: true },
+        { mutations: [{ kind: 'addEvent', cal: 0, event: unreadable }], advance: 0, checkUnchanged: false, loseRecord: true },
+        { mutations: [], advance: 0, checkUnchanged: false, loseRecord: true },
+      ],
+    });
+  });
+
   it('a duplicated event id: a change to the second entry only publishes what a cold build does', async () => {
     await runHistory({
       calendars: [

@@ -20,7 +20,7 @@ import { paths } from '../../../src/paths.js';
 import { listFiles, snapshotTree } from '../tree.js';
 import { BASE_NOW, applyMutations, portalState, type History, type ModelCalendar } from './model.js';
 import { startHistoryPortal, type HistoryPortal } from './portal.js';
-import { copyHistory, editRecord, storeFile } from '../store.js';
+import { copyHistory, replaceRecord, storeFile } from '../store.js';
 
 const MINUTE = 60_000;
 
@@ -66,7 +66,8 @@ export async function runHistory(history: History): Promise<void> {
       const at = BASE_NOW + now * MINUTE;
       const where = `step ${index + 1} of ${history.steps.length} (now + ${now} min)`;
 
-      if (step.loseRecord && existsSync(storeFile(incremental.cache))) await editRecord(incremental.cache, () => null);
+      // replaceRecord, not editRecord: a build that published nothing may have left no record to lose.
+      if (step.loseRecord && existsSync(storeFile(incremental.cache))) await replaceRecord(incremental.cache);
       const cold = { out: join(work, `cold-${index}`, 'site'), cache: join(work, `cold-${index}`, 'cache') };
       await mkdir(cold.cache, { recursive: true });
       // The cold build starts from the event history the incremental one starts from, and nothing else.
