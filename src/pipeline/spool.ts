@@ -123,12 +123,15 @@ export function spans(refs: readonly EventRef[]): Float64Array {
 /** The events at `pairs` (spans()) of the spool file open as `fd`, each given to `take`. */
 export function readSpans<T>(fd: number, pairs: Float64Array, take: (event: FeedEvent) => T): T[] {
   const events: T[] = [];
-  for (let i = 0; i < pairs.length; i += 2) {
-    const bytes = readAt(fd, pairs[i]!, pairs[i + 1]!, scratch(pairs[i + 1]!));
-    if (!bytes) throw new Error('internal: the event spool ended early');
-    events.push(take(JSON.parse(bytes.toString('utf8')) as FeedEvent));
-  }
+  for (let i = 0; i < pairs.length; i += 2) events.push(take(JSON.parse(spoolText(fd, pairs[i]!, pairs[i + 1]!)) as FeedEvent));
   return events;
+}
+
+/** `length` bytes at `at` of the spool file open as `fd`, as text. */
+function spoolText(fd: number, at: number, length: number): string {
+  const bytes = readAt(fd, at, length, scratch(length));
+  if (!bytes) throw new Error('internal: the event spool ended early');
+  return bytes.toString('utf8');
 }
 
 /** Where the feed items of each ref are in its spool, and its JSON: [at, jsonBytes, veventBytes, itemsBytes] each (readItems). */
@@ -143,11 +146,7 @@ export function itemSpans(refs: readonly EventRef[]): Float64Array {
  * without them (it had ended then, as "now" was) is read and given to `render`.
  */
 export function readItems(fd: number, spans: Float64Array, render: (event: FeedEvent) => string): string[] {
-  return eachItems(spans, (at, length) => {
-    const bytes = readAt(fd, at, length, scratch(length));
-    if (!bytes) throw new Error('internal: the event spool ended early');
-    return bytes.toString('utf8');
-  }, render);
+  return eachItems(spans, (at, length) => spoolText(fd, at, length), render);
 }
 
 function eachItems(spans: Float64Array, read: (at: number, length: number) => string, render: (event: FeedEvent) => string): string[] {
