@@ -1,7 +1,5 @@
-// The pipeline, start to finish: plan -> gather (the crawl, taking what stands from the build store)
-// -> render -> build store -> publish -> record. Everything is staged beside --out and published in
-// one step at the end, so whatever fails on the way, --out stays exactly as it was. The plan
-// (plan.ts) may end the build early, when nothing changed.
+// The pipeline: plan -> gather -> render -> build store -> publish -> record. Everything is staged
+// beside --out and published in one step, so whatever fails on the way, --out stays as it was.
 
 import type { LoadedConfig } from '../config/load.js';
 import type { DetailsFailure } from '../crawl/index.js';
@@ -26,10 +24,7 @@ export interface BuildRun {
   now: number;
   /** Stops the build until its commit step begins; from then on it is not cancelled. */
   signal?: AbortSignal;
-  /**
-   * Told when publishing reaches its commit step ('committing': it will not be stopped) and when
-   * the new site is current ('published': what follows can only warn).
-   */
+  /** Told when publishing reaches its commit step (no stopping from then) and when the new site is current. */
   onPhase?: (phase: 'committing' | 'published') => void;
 }
 
@@ -68,8 +63,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     const rendered = await site.render(gathered);
     await site.prepareStore(gathered, rendered);
     const published = await site.publish(outDir, gathered, rendered);
-    // The new site is current (or --out already was it): saving the state is best effort from here
-    // (a failure only means the next build trusts less of it), and nothing may turn this build into a failure.
+    // The new site is current: saving the state is best effort, nothing may fail this build now.
     await saveState(run, outDir, site.takePrepared(), (manifest) => site.record(gathered, rendered, published.files, manifest, dataWarningsFrom));
     for (const warning of rendered.warnings) log.warn(warning);
     return site.summary(source, client, gathered, rendered, published, performance.now() - started);
@@ -100,10 +94,8 @@ async function lockOutput(outDir: string, log: Logger): Promise<{ release(): Pro
 }
 
 /**
- * After the commit: add the record of this build (it vouches for --out as published) to the
- * prepared store and make the store current, all of it in one rename. A failure is a warning: the
- * prepared store is dropped, so the next build finds the last store, whose record does not vouch
- * for --out's manifest, and does not take it as up to date.
+ * After the commit: add this build's record to the prepared store and make it current in one
+ * rename. A failure is a warning: the last store's record does not vouch for the new --out.
  */
 async function saveState(run: BuildRun, outDir: string, prepared: PreparedStore, record: (manifest: string) => LastBuild): Promise<void> {
   try {
@@ -116,10 +108,7 @@ async function saveState(run: BuildRun, outDir: string, prepared: PreparedStore,
   }
 }
 
-/**
- * The summary of a rebuild that found nothing changed (checkUpToDate): --out was left as it was.
- * The last build's warnings still hold (same data, same settings), so they are given again.
- */
+/** The summary of a rebuild that found nothing changed, with the last build's warnings given again. */
 function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClient, record: LastBuild, failures: DetailsFailure[], durationMs: number): BuildSummary {
   const { config } = run.loaded;
   for (const warning of [...record.warnings, ...record.siteWarnings]) run.log.warn(warning);

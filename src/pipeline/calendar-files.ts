@@ -1,8 +1,5 @@
-// Calendar-level and site-level files: a calendar's calendar.ics, feeds and pages, and the combined
-// calendar.ics, feeds and index.html. Each group of files rendered together is kept as published,
-// bytes and mtime included, when it was last rendered from the same inputs (src/pipeline/render-keys.ts),
-// what it took from "now" still holds, and it is still published with the bytes recorded then;
-// otherwise it is rendered. The event-level counterpart is src/pipeline/event-files.ts.
+// Calendar-level and site-level files, each group kept as published (bytes and mtime) when rendered
+// from the same inputs, what it took from "now" still holds, and its files are still the bytes recorded.
 
 import type { Staging } from '../publish/index.js';
 import type { RenderedGroup, RenderedState } from '../state/rendered.js';

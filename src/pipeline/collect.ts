@@ -1,11 +1,7 @@
-// The crawl sink: what the build does with each document as it arrives. Raw bytes go straight to
-// the staging folder as the JSON mirror (so no raw body is held longer than one callback), the
-// parsed JSON is normalized into the model right away, joined with its history, the event's own
-// page and .ics are written then and there (EventFiles), and the event goes to the spool for the
-// calendar-level render, leaving only a small ref in memory (in a RefList, no object per event).
-// An event the crawler takes from the last build's row (decideReuse) is spooled as it was, with the
-// warnings reading it gave then. When the crawler says a calendar is done (onCalendar, once per
-// calendar), the calendar goes to that render while the crawl of the other calendars goes on.
+// The crawl sink: each document's raw bytes go to staging as its JSON mirror; an event is
+// normalized, joined with its history, its page and .ics written (EventFiles) and spooled, leaving
+// a small ref in memory. An event taken from the last build's row is spooled as it was, its
+// warnings given again. A calendar done (onCalendar) goes to its render while the crawl goes on.
 
 import type { CalendarResult, CrawlSink, DocSource, ListDoc, ListedEvent } from '../crawl/index.js';
 import { ListEntries } from '../http/json-list.js';
@@ -137,9 +133,8 @@ export class Collector implements CrawlSink {
   }
 
   /**
-   * An event's row stands for it when the last build's store is vouched for, its calendar record is
-   * the same, and the event was spooled then with its page and .ics still published, or could not
-   * be read then (same entry, same details, same settings: it cannot be read now either).
+   * An event's row stands for it when the store is vouched for, its calendar is the same, and its
+   * files are still published, or it could not be read then (nor can it now, from the same inputs).
    */
   async hasStoredRow(calendarId: string, eventId: string): Promise<boolean> {
     const state = this.state(calendarId);
@@ -203,9 +198,8 @@ export class Collector implements CrawlSink {
     const { event: withHistory, rendered } = this.history.observe(event);
     // Serialized once, for the render fingerprint and for the spool.
     const json = JSON.stringify(withHistory);
-    // The VEVENT is rendered once: the same text goes into the event's .ics and every calendar.ics.
-    // Feed items are kept with the event where its calendar's feeds take every upcoming event; in a
-    // bigger calendar most never reach a feed, and a feed renders those it lists (EventSpool.items).
+    // Feed items are kept only where the calendar's feeds take every event; in a bigger one most
+    // never reach a feed, which renders those it lists (EventSpool.items).
     const output = await this.eventFiles.write(state.calendar, withHistory, rendered, state.listed.size <= this.site.feedLimit, json);
     state.events.push(this.spool.add(withHistory, output, eventFacts(this.ctx, state.calendar, withHistory, this.site), json));
   }

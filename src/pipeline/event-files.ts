@@ -1,7 +1,5 @@
-// One event's own files: its HTML page and its "add to calendar" .ics. They are written while the
-// crawl is still running, as each event's details arrive, so rendering overlaps the wait for the
-// portal instead of adding to it. An event whose inputs have not changed since the last published
-// build is not rendered again: its files are kept as they are, bytes and mtime included.
+// One event's own files, its page and "add to calendar" .ics, written as its details arrive; kept as
+// published (bytes and mtime) when its inputs have not changed.
 
 import { createHash } from 'node:crypto';
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';

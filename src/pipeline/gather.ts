@@ -1,6 +1,4 @@
-// Where a build's events come from: a crawl of the portal, each event taken from the last build's
-// row where it stands, else normalized, joined with its history, its files written and spooled as
-// it arrives.
+// Where a build's events come from: a crawl of the portal, through the Collector.
 
 import type { Calendar } from '../model.js';
 import { crawl, type CrawlCache, type CrawlProgress, type CrawlReport, type DetailsFailure, type ListRecord, type ProbeResult } from '../crawl/index.js';
@@ -17,8 +15,7 @@ import type { EventFiles } from './event-files.js';
 import { formatProgress } from './progress.js';
 import type { EventRef, EventSpool } from './spool.js';
 
-// Failed details a build records for the next one to ask about again before anything else; each
-// costs the up-to-date check one request. More than this, and the next build reads everything.
+// Failed details the next build asks about first (a request each); past this, it reads everything.
 const MAX_FAILED_RECORDED = 500;
 export const recordsFailures = (report: CrawlReport): boolean => report.detailsFailed.length <= MAX_FAILED_RECORDED;
 
@@ -103,8 +100,6 @@ export async function crawlPortal(c: CrawlRun): Promise<Gathered> {
     events: collector.events(),
     report,
     lists: report.lists,
-    // Details that failed are asked for again by the next build, first thing (the record lists
-    // them, see checkUpToDate); past a few hundred, the next build simply reads everything again.
     detailsDueAt: recordsFailures(report) ? c.cache.oldestCheck + config.detailsMaxAgeMs : now,
     reusedEvents: collector.reusedEvents,
     wholeCalendars: collector.wholeCalendars,

@@ -1,6 +1,5 @@
-// The VEVENTs of a calendar.ics file (a calendar's, a category's or the combined one): which events
-// are in it and in what order, and the file as pieces, each VEVENT read from the spool or, for a
-// removed event, rendered now.
+// The VEVENTs of a calendar.ics (a calendar's, a category's or the combined one): which events, in
+// what order, and the file as pieces, each VEVENT read from the spool or rendered for a removed event.
 
 import type { FeedEvent, SiteContext } from '../model.js';
 import type { RenderContext } from '../render/context.js';

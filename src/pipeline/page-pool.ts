@@ -1,7 +1,5 @@
-// Event pages and VEVENTs, and calendars' feeds and pages, rendered off the main thread. The main
-// thread of a build fetches, parses, normalizes and writes; rendering is the largest share of its
-// CPU, so on a machine with a spare core it goes to worker threads and overlaps with the rest. With one core, or
-// when running from TypeScript sources (tests), pages render in-thread through the same interface.
+// Event pages and VEVENTs, and calendars' feeds and pages, rendered on worker threads when there is
+// a spare core (rendering is most of a build's CPU), else in this thread through the same interface.
 
 import { closeSync, openSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -35,10 +33,8 @@ export interface RenderedEvent {
 }
 
 /**
- * A calendar's feeds and pages (its calendar.ics is made from the spooled VEVENTs instead). The
- * index and past pages come in pieces (HtmlRenderer.calendarPieces): at 100,000 events the index
- * is 18 MB, never one string. From a worker the pieces are UTF-8, moved, not copied; in this
- * thread they are rendered as they are iterated (once), so they are never all in memory at once.
+ * A calendar's feeds and pages. The index and past pages come in pieces (18 MB at 100,000 events):
+ * from a worker as UTF-8, moved; in this thread rendered as they are iterated (once).
  */
 export interface CalendarPages {
   rss: string;
@@ -62,11 +58,7 @@ export function pagesTransfer(pages: EncodedPages): ArrayBuffer[] {
   return [...pages.index, ...pages.past].map((piece) => piece.buffer as ArrayBuffer);
 }
 
-/**
- * A calendar's feeds and pages to render. Its events are not in the job: the thread that renders
- * them reads them from the spool file, keeping of each only what the list pages show (ListEvent),
- * so a calendar of 100,000 events never crosses threads or sits in memory whole.
- */
+/** A calendar's feeds and pages to render; the rendering thread reads its events from the spool file. */
 export interface CalendarJob {
   cal: Calendar;
   calendars: Calendar[];
@@ -85,12 +77,7 @@ export interface PageRenderer {
   render(cal: Calendar, event: FeedEvent, wants: EventWants): Promise<RenderedEvent>;
   /** Render a calendar's feeds and pages. */
   calendar(job: CalendarJob): Promise<CalendarPages>;
-  /**
-   * Stop the worker threads once their jobs are done; later renders run in this thread. For the
-   * rest of a build after the crawl, which renders little (removed events' files, and any
-   * calendar not completed during the crawl): an idle worker still holds its whole heap (about
-   * 70 MB of a 100,000-event build's peak memory).
-   */
+  /** Stop the worker threads once their jobs are done (an idle one holds its heap); later renders run here. */
   stopThreads(): Promise<void>;
   close(): Promise<void>;
   /** Worker threads rendering now (0: this thread renders). */
@@ -102,18 +89,12 @@ export interface PageRenderer {
 /** Most worker threads a build starts: past this, the main thread is the bottleneck anyway. */
 const MAX_WORKERS = 3;
 
-/**
- * A worker's young generation, in MB. V8's default (48 MB on Node 20, 192 MB on Node 24) lets a
- * worker's RSS grow by that much with garbage that dies young (a calendar's feeds and pages are
- * megabytes of short-lived strings); a small one costs more frequent, cheaper scavenges.
- */
+/** A worker's young generation, in MB: V8's default (48 MB on Node 20) grows its RSS by that much with short-lived garbage. */
 const WORKER_YOUNG_GENERATION_MB = 8;
 
 /**
- * Worker threads when there is a spare core and compiled workers exist, else in-thread rendering.
- * `html` (the main thread's renderer, loaded from the same templates) and `ctx` (the build's render
- * context) serve the in-thread case; each worker thread makes its own context. With `startAfter`,
- * the workers start only once more than that many pages are asked for (see DeferredPool).
+ * Worker threads when there is a spare core and compiled workers exist, else in-thread rendering
+ * (with `html` and `ctx`). With `startAfter`, the workers start once that many pages are asked for.
  */
 export function createPageRenderer(ctx: RenderContext, html: HtmlRenderer, site: SiteContext, templates: string | undefined, maxWorkers = MAX_WORKERS, startAfter = 0): PageRenderer {
   const workerFile = new URL('./page-worker.js', import.meta.url);

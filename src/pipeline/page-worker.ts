@@ -1,7 +1,5 @@
-// Worker thread entry: renders event pages and VEVENTs, and calendars' feeds and pages, for the
-// main thread (see page-pool.ts).
-// It loads the same templates the main thread loaded, so its output is byte for byte the same. A
-// worker serves one build, so its render context is that build's, in this thread.
+// Worker thread entry: renders for the main thread (page-pool.ts) from the same templates, so its
+// output is byte for byte the same.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { CalfeedError } from '../errors.js';

@@ -1,7 +1,5 @@
-// Google lists a page as an event only when its Event structured data has a location, and calfeed
-// can give one only when the portal does: editors fix that at the portal, so the build names the
-// upcoming events that lack one. In one warning, not one per event: a portal with thousands of them
-// would bury every other warning (and past MAX_RECORDED_WARNINGS no rebuild is ever up to date).
+// Google lists a page as an event only when its structured data has a location: the build names
+// the upcoming events the portal gives none, in one warning (one per event would bury the rest).
 
 import type { SiteContext } from '../model.js';
 import { ownClock } from '../render/clock.js';

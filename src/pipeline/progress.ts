@@ -1,10 +1,5 @@
-// Progress of a crawl as one line: a bar on a terminal, a plain line in CI logs. Pure: the caller
-// passes the elapsed time, so the text is testable.
-//
-// The crawl lists calendars one by one and reads each one's details before the next list (see
-// crawl/queue.ts), so the number of events grows until the last list is in: a share of the events
-// known so far would go backwards (95% -> 68% -> 54%). The line shows counts until the total is
-// final, and a percentage (and a bar) only from then on, when it can only grow.
+// Progress of a crawl as one line: a bar on a terminal, a plain line in CI logs. The total grows
+// until the last list is in, so a percentage (and a bar) shows only from then, when it can only grow.
 
 import type { CrawlProgress } from '../crawl/index.js';
 

@@ -1,10 +1,5 @@
-// A calendar's spooled events as the build keeps them from the crawl to the calendar-level render:
-// the fields of each EventRef in typed arrays (a struct of arrays) instead of one object each. An
-// EventRef object cost about 200 bytes (the object, and five of its numbers boxed as heap numbers),
-// all live through the crawl's peak at 100,000 events and traced by every full collection; here a
-// ref costs 57 bytes of typed arrays and its id's slot (the id string is the event's own), and 4
-// bytes per category it is in (each spelling kept once per calendar). The refs are made again as
-// objects, one calendar at a time, when the render reads them.
+// A calendar's spooled refs from the crawl to its render as a struct of typed arrays: an EventRef
+// object cost about 200 bytes and every full collection traced it; here a ref costs about 57 bytes.
 
 import { compareRefs, type EventRef } from './spool.js';
 

@@ -1,12 +1,6 @@
-// Every category found across calendars gets categories/{slug}/ (its upcoming events by day, RSS,
-// Atom, JSON Feed and calendar.ics), and categories/index.html lists them all. A category is
-// found in the live events of every calendar, upcoming and past alike. Removed events are kept by
-// history without their categories (their pages link to none): they leave their categories' files,
-// and a category only they had goes, as calendar apps drop an event gone from a subscribed file.
-//
-// Memory: nothing per event but what the spooled refs hold (their categories' spellings) and each
-// category's members as positions in those refs; a category's refs are made, and its events read
-// from the spool, one category at a time, as a calendar's are.
+// Every category found in the live events of every calendar gets categories/{slug}/ (its upcoming
+// events by day, feeds and calendar.ics); categories/index.html lists them. Removed events have no
+// categories, so they leave their categories' files. Read one category at a time, as calendars are.
 
 import { listEvent, type Calendar, type Category, type FeedEvent, type ListEvent, type SiteContext } from '../model.js';
 import { categoryKey, categorySlug, paths, type CategoryFile } from '../paths.js';

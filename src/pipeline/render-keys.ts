@@ -1,17 +1,8 @@
 // Fingerprints of what the calendar-level and site-level files are rendered from, so a rebuild can
-// keep the published files of a calendar whose inputs are all unchanged instead of rendering them
-// again (the feed library alone cost over a second of a no-change rebuild at 10,000 events).
-//
-// A fingerprint must change whenever the rendered bytes could, "now" aside: it hashes every input a
-// renderer reads but the clock. What renderers took from the clock holds until the instant their
-// clock recorded (src/render/clock.ts), which is kept with the fingerprint (calendar-files.ts): so a
-// rebuild an hour later with the same data keeps the files, and one after an event has ended does
-// not. A fingerprint may change when the bytes do not (that costs one render); it must never stay
-// the same when they change.
-//
-// Events are hashed as spooled (their JSON with history fields, then their VEVENT), the bytes every
-// calendar file is rendered from, read back from the spool: cheaper than rendering, and no copy of
-// them is kept in memory.
+// keep a group whose inputs are unchanged. A fingerprint hashes every input a renderer reads but
+// the clock (what was taken from it holds until the instant kept beside it, calendar-files.ts): it
+// may change when the bytes do not (one render), never stay when they change. Events are hashed as
+// spooled (JSON, then VEVENT), read back from the spool.
 
 import { createHash, type Hash } from 'node:crypto';
 import { eventStamp, isCancelled, type Calendar, type Category, type FeedEvent, type SiteContext } from '../model.js';

@@ -1,12 +1,7 @@
-// Render every calendar-level and site-level file into staging. The renderers are pure; this module
-// only decides which renderer gets which events and where each result goes (src/paths.ts), and
-// skips rendering a group of files whose inputs are the same as when it was published
-// (CalendarFiles, with fingerprints from render-keys.ts).
-//
-// Memory stays bounded by the largest calendar, not the site: events come back from the spool one
-// calendar at a time, the combined calendar.ics is streamed VEVENT by VEVENT from the spool, and
-// the combined feeds load only the events they list. Between calendars nothing is kept per event,
-// since a build renders each calendar as soon as its events are in, while its crawl goes on.
+// Render every calendar-level and site-level file into staging: which renderer gets which events,
+// where each result goes, and which groups of files are kept as published (CalendarFiles). Memory
+// stays bounded by the largest calendar: events come back from the spool a calendar at a time, and
+// the combined calendar.ics streams from it VEVENT by VEVENT.
 
 import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { paths, type CalendarFile, type SiteFile } from '../paths.js';
@@ -52,19 +47,13 @@ export interface RenderInput {
 export interface RenderedSite {
   /** Events per calendar id. */
   counts: Map<string, number>;
-  /**
-   * The first instant after "now" at which one of the decisions taken from it (iCalendar and
-   * feed windows, upcoming or past, a page's today) may turn out otherwise: until then, the same
-   * events render to the same bytes. Infinity when none ever can.
-   */
+  /** Until when the same events render to the same bytes ("now" decisions); Infinity: for good. */
   stableUntil: number;
 }
 
 /**
- * Renders a calendar's files as soon as its events are all in (calendar()), which a build does
- * while the crawl of other calendars goes on, then the rest and the site-level files (finish()).
- * Either way each calendar is rendered once, from its events sorted, so the bytes do not depend
- * on when it was rendered.
+ * Renders each calendar once, from its sorted events, as soon as they are all in (calendar()),
+ * then the rest and the site-level files (finish()).
  */
 export class SiteRenderer {
   private readonly counts = new Map<string, number>();
@@ -73,9 +62,8 @@ export class SiteRenderer {
   private readonly upcoming = new Map<string, number>();
   private readonly environment: string;
   private readonly calendarsJson: string;
-  // What the combined files need of each calendar rendered: the fingerprints of its events and of
-  // its calendar.ics, and its removed events' entries. Nothing per live event: while the crawl goes on, its events'
-  // entries are made again at the end, from the spooled refs, as each calendar's were.
+  // What the combined files need of each calendar rendered; nothing per live event (their entries
+  // are made again from the refs at the end).
   private readonly done = new Map<string, { eventsKey: string; icsKey: string; removed: IcsEntry[] }>();
   // The soonest upcoming events of the calendars rendered so far, as many as the combined feeds or
   // the home page list (soonestKept): the first of them are each one's events.
@@ -105,9 +93,8 @@ export class SiteRenderer {
     const { ics, keys, list, feed, updated } = this.take(cal, events, gone, site);
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
-      // Feeds and pages render on a worker while this thread writes the calendar.ics. Without one,
-      // after it, once its entries (which hold every event's ref) are let go: the pages' events
-      // are then not in memory beside them.
+      // Feeds and pages render on a worker while this thread writes calendar.ics; without one,
+      // after it, once its entries are let go, so the pages' events are not in memory beside them.
       const job = (): CalendarJob => ({ cal, calendars, spool: spool.readableFile(), list, feed, updated });
       const rendering = pages.threads > 0 ? pages.calendar(job()) : undefined;
       try {
@@ -132,9 +119,8 @@ export class SiteRenderer {
   }
 
   /**
-   * What calendar() renders from its refs, and what the combined files keep of them. Each ref is
-   * made as it is read, in compareRefs order, never all at once (30 MB at 100,000 events); those
-   * kept are let go on return: locals of calendar() stay live across its awaits, through the pages.
+   * What calendar() renders from its refs, and what the combined files keep of them. Refs are made
+   * as read, never all at once, and let go on return (calendar()'s locals live across its awaits).
    */
   private take(cal: Calendar, events: SpooledRefs, gone: readonly FeedEvent[], site: SiteContext) {
     const order = sortedPositions(events);
@@ -144,9 +130,8 @@ export class SiteRenderer {
     const ics = icsEntries(this.input.ctx, refs, gone, cal.timeZone, site);
     const record = (ref: EventRef): Buffer => this.input.spool.recordView(ref);
     const keys = calendarKeys({ environment: this.environment, calendars: this.calendarsJson, cal, refs, ics, record });
-    // A calendar's first feedLimit upcoming events are its feeds' items (selectFeedEvents: compareRefs
-    // orders refs as sortByStart orders events), and the first feedLimit of those together are the
-    // combined feeds' items; the first HOME_CANDIDATES together, the home page's.
+    // The first feedLimit upcoming events are the feeds' items; of all calendars' together, the
+    // combined feeds' (and the first HOME_CANDIDATES, the home page's).
     const upcoming: EventRef[] = [];
     const list = new Float64Array(2 * order.length);
     let newest = 0;
@@ -161,15 +146,13 @@ export class SiteRenderer {
     this.soonest = [...this.soonest, ...upcoming].sort(compareRefs).slice(0, this.soonestKept);
     // Recorded before calendar()'s first await, so a second call for this calendar fails at once.
     this.done.set(cal.id, { eventsKey: keys.events, icsKey: keys.ics, removed: ics.filter((entry) => entry.ref === undefined) });
-    // list: spans() of every ref.
     const items = upcoming.slice(0, Math.max(0, site.feedLimit));
     return { ics, keys, list, feed: itemSpans(items), updated: feedDate(items, newest) };
   }
 
   /**
-   * Render the calendars calendar() has not (from `events` and `removed`, the removed events of
-   * those calendars and of calendars no longer listed), the calendars removed from the portal
-   * (their files stay, every event cancelled), then the combined files and the index.
+   * Render the calendars calendar() has not, those removed from the portal (their files stay,
+   * every event cancelled), then the combined files and the index.
    */
   async finish(events: ReadonlyMap<string, SpooledRefs>, removed: readonly FeedEvent[], removedCalendars: readonly Calendar[]): Promise<RenderedSite> {
     const { calendars } = this.input;
@@ -205,8 +188,7 @@ export class SiteRenderer {
       allIcs.push(...done.removed);
       calendarIcs.push(done.icsKey);
     }
-    // Cancellations of a calendar history has no record of (dropped, or from a history written
-    // before calendars were recorded) stay in the combined calendar.ics, shown in the site's zone.
+    // Cancellations of a calendar history has no record of stay in it, in the site's zone.
     const rendered = new Set([...calendars, ...removedCalendars].map((c) => c.id));
     const unlisted: IcsEntry[] = [];
     for (const [calendarId, gone] of removedByCalendar) {
@@ -256,11 +238,7 @@ export class SiteRenderer {
     this.until(until);
   }
 
-  /**
-   * search.json: the upcoming events (as calendar pages list them) of every listed calendar, by
-   * start: rendered from each calendar's events (their fingerprints, made with its files') and "now".
-   * Its categories go by the names their pages have, which those events decide too.
-   */
+  /** search.json: the upcoming events of every listed calendar, by start, with their categories' names. */
   private async searchIndex(events: ReadonlyMap<string, Iterable<EventRef>>, names: ReadonlyMap<string, string>): Promise<void> {
     const { ctx, calendars, spool, calendarFiles } = this.input;
     const key = searchIndexKey(this.environment, this.calendarsJson, calendars.map((cal) => this.done.get(cal.id)!.eventsKey));
@@ -277,10 +255,7 @@ export class SiteRenderer {
 /** Events a batch of search.json is rendered from (read back from the spool one batch at a time). */
 const SEARCH_BATCH = 500;
 
-/**
- * Where the upcoming events of every calendar are in the spool (spans()), by start: an object per
- * ref only until this returns (20 MB at 100,000 events, live through search.json otherwise).
- */
+/** Where the upcoming events of every calendar are in the spool (spans()), by start; no refs held. */
 function upcomingSpans(calendars: readonly Calendar[], events: ReadonlyMap<string, Iterable<EventRef>>, site: SiteContext): Float64Array {
   const refs: EventRef[] = [];
   for (const cal of calendars) for (const ref of events.get(cal.id) ?? []) if (isUpcomingRef(ref, site)) refs.push(ref);

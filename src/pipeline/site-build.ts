@@ -28,11 +28,8 @@ import { summarySource, toSummary, type BuildSummary } from './summary.js';
 const DAY_MS = 86_400_000;
 
 /**
- * Pages' worth of rendering (an event page is one, a calendar's files half a page per event) a
- * build by the cores does in the main thread before it starts page workers (DeferredPool). Below
- * it a worker bought no wall time on 2 cores and cost a second of CPU and 60 to 100 MB of peak
- * (a rebuild of 20 calendars of 500 events, about 5,100); a cold build of those (about 15,000)
- * starts them (docs/performance.md).
+ * Pages' worth of rendering (an event page is one, a calendar's files half a page per event) done in
+ * the main thread before page workers start: below it they cost more than they bought (docs/performance.md).
  */
 const START_WORKERS_AFTER = 8000;
 
@@ -117,9 +114,8 @@ export class SiteBuild {
     const spool = (this.spool = EventSpool.create(staging.dir, headerLine({ portal: this.plan.portal, inputs: this.plan.inputs })));
     const calendarSegments = new Map(sections.history.calendars.map((r) => [r.calendar.id, r.calendar.slug]));
     let calendarsDone = 0;
-    // A calendar's files are rendered once its events are all in, while the crawl of the others goes
-    // on. The last one is left to render(), after the page workers stop: a big calendar's pages beside a
-    // worker's heap set the peak memory.
+    // A calendar's files are rendered once its events are all in, while the crawl goes on; the last
+    // is left to render(), after the page workers stop (its pages beside a worker's heap set the peak).
     const onCalendarDone = async (calendars: Calendar[], calendar: Calendar, events: SpooledRefs): Promise<void> => {
       if (++calendarsDone < calendars.length) await this.renderer(calendars).calendar(calendar, events, this.tracker.finishCalendar(calendar.id, calendar.slug));
     };
@@ -134,7 +130,6 @@ export class SiteBuild {
     const { calendars, events } = gathered;
     // Every live event's page is rendered: the rest of the build renders in this thread.
     await this.pages.stopThreads();
-    // What vanished from calendars not rendered yet, and from calendars no longer listed.
     // Calendars no longer listed keep their folders, their events cancelled, as removed events do.
     const calendarHistory = settleCalendars(this.plan.sections.history.calendars, calendars, now, config.keepRemovedDays * DAY_MS);
     const slugs = new Map([...calendarHistory.removed, ...calendars].map((c) => [c.id, c.slug]));
@@ -150,11 +145,7 @@ export class SiteBuild {
     };
   }
 
-  /**
-   * The next build store, written beside the current one, made current only after the publish: this
-   * build's spooled events with their history (which leave the staging folder before it is listed in
-   * the manifest and checked), then what the crawl recorded.
-   */
+  /** The next build store (this build's spool, then what the crawl recorded), made current after the publish. */
   async prepareStore(gathered: Gathered, rendered: Rendered): Promise<void> {
     const spool = this.spool!;
     // The events the crawl took from the last store were copied into this build's spool already.
@@ -166,10 +157,7 @@ export class SiteBuild {
     spool.dispose();
   }
 
-  /**
-   * search.json and manifest.json, the shrink guard, and the commit: --out is the new site after
-   * it (`replaced`), unless the new site is the very files --out holds, which are left as they are.
-   */
+  /** Site metadata, the shrink guard, and the commit, unless the new site is the very files --out holds. */
   async publish(outDir: string, gathered: Gathered, rendered: Rendered): Promise<Published> {
     const { log, signal } = this.run;
     const { config } = this.run.loaded;
@@ -184,10 +172,8 @@ export class SiteBuild {
     if (shrink) log.warn(`${shrink}; publishing anyway (--allow-shrink).`);
     signal?.throwIfAborted();
 
-    // Replacing --out with the same files would cost a new tree (a folder and a link per file) and
-    // a moment without --out, for nothing; a deployment step has nothing new to upload either.
+    // Replacing --out with the same files would cost a new tree and a moment without --out, for nothing.
     if (await sameAsPublished(staging)) {
-      // Stopped meanwhile: a stop, like any before the commit (the build store is not saved either).
       signal?.throwIfAborted();
       this.staging = undefined;
       await setAside(staging);

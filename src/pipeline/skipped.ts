@@ -1,8 +1,6 @@
-// Events the build cannot read (no id, no start, a start it cannot parse) are skipped with a warning
-// each; when more than --max-failed-details of them are, detection has most likely guessed wrong,
-// and an empty or thinned-out site must not replace a good one. Until some event has been read,
-// their warnings are held back: when none can be read for one reason (a portal whose start field
-// detection misses), one line saying how many is the whole story, not one identical line per event.
+// Events the build cannot read are skipped with a warning each; past --max-failed-details the build
+// fails (detection most likely guessed wrong). Until some event is read, their warnings are held
+// back, so a portal whose start field detection misses gets one line, not one per event.
 
 import { CalfeedError } from '../errors.js';
 import type { Logger } from '../log.js';

@@ -1,15 +1,8 @@
-// Events between the crawl and the calendar-level render, kept on disk instead of in memory.
-//
-// Calendar pages, feeds and calendar.ics need every event of a calendar, and the combined files
-// need every event of the site, but only after the crawl. Holding 100,000 events as objects took
-// gigabytes, so each event is appended to a spool file as it arrives (its JSON, then its VEVENT
-// text, rendered once) and only a small EventRef stays in memory: enough to sort, select and
-// window events, and to read one back. The calendar-level render then loads one calendar at a time,
-// and streams the combined calendar.ics VEVENT by VEVENT.
-//
-// The file lives inside the staging folder (same disk as --out, never a RAM-backed /tmp), so a
-// failed or killed build's spool goes wherever its staging folder goes; it is deleted before the
-// staging folder is checked and published.
+// Events between the crawl and the calendar-level render, kept on disk instead of in memory: each
+// event is appended as it arrives (its JSON, VEVENT text and feed items, each rendered once) and
+// only a small EventRef stays in memory, enough to sort, select and window events and to read one
+// back (100,000 events held as objects took gigabytes). The file lives in the staging folder, so a
+// killed build's spool goes with it.
 
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
@@ -25,7 +18,7 @@ export interface EventRef {
   readonly end: number;
   /** eventStamp(event): dates a feed that has no items. */
   readonly stamp: number;
-  /** pageSpan(ctx, calendar, event, site): what calendar pages split events at "now" by (isUpcoming). */
+  /** pageSpan(): what calendar pages split events at "now" by (isUpcoming). */
   readonly pageStart: number;
   readonly pageEnd: number;
   /** isCancelled(event): a cancelled upcoming event is not counted on index.html. */
@@ -34,7 +27,7 @@ export interface EventRef {
   readonly placeless: boolean;
   /** The event's categories as the portal spells them: which category pages and feeds it is in. */
   readonly categories: readonly string[];
-  /** Where the event's JSON, its VEVENT text and its feed items (feedItems(); none for an event that had ended when they were rendered) are in the spool, in bytes. */
+  /** Where its JSON, VEVENT text and feed items (none for an event ended when rendered) are, in bytes. */
   readonly at: number;
   readonly jsonBytes: number;
   readonly veventBytes: number;
@@ -42,10 +35,8 @@ export interface EventRef {
 }
 
 /**
- * The line that starts an event's row in a spool (and in the build store): its ids, facts and
- * byte counts as a JSON array, a tab and its history record (JSON, see liveRecord); the row goes
- * on with `jsonBytes` of JSON, `veventBytes` of VEVENT text (which has CRLFs of its own),
- * `itemsBytes` of feed items and a newline.
+ * The line that starts an event's row in a spool (and the build store): its ref as a JSON array, a
+ * tab and its history record; then come its JSON, VEVENT text, feed items and a newline.
  */
 export function rowHead(ref: Omit<EventRef, 'at'>, record: string): string {
   const { calendarId, id, start, end, stamp, pageStart, pageEnd, cancelled, placeless, jsonBytes, veventBytes, itemsBytes, categories } = ref;
@@ -184,19 +175,13 @@ export class EventSpool {
     return new EventSpool(file, new ReadOnlyFile(file));
   }
 
-  /**
-   * Move the spool file to `dest` (the build store being prepared), closing it, so that a later
-   * build can read the events it holds (open()) instead of reading and normalizing them again.
-   */
+  /** Move the spool file to `dest` (the build store being prepared), closing it, for a later build to open(). */
   persist(dest: string): void {
     if (!(this.data instanceof AppendFile)) throw new Error('internal: persist() of a spool opened to read');
     this.data.persist(dest);
   }
 
-  /**
-   * Append an event (`eventJson`: its JSON.stringify, when the caller has it) with its VEVENT text,
-   * feed items and history record (EventFiles.write's output); returns its ref.
-   */
+  /** Append an event with its VEVENT text, feed items and history record (EventFiles.write's output). */
   add(event: FeedEvent, output: { vevent: string; items: string; record: string }, facts: RefFacts, eventJson = JSON.stringify(event)): EventRef {
     const { vevent, items, record } = output;
     const head = { calendarId: event.calendarId, id: event.id, ...facts };
@@ -204,10 +189,7 @@ export class EventSpool {
     return this.append({ ...head, ...bytes }, record, eventJson, vevent, items);
   }
 
-  /**
-   * Append an event another spool holds (the last build's, in the build store), its row as it is
-   * there (the event is unchanged, and so are its ref and history record); returns its ref here.
-   */
+  /** Append an unchanged event's row as another spool (the last build's) holds it; returns its ref here. */
   copy(from: EventSpool, ref: EventRef): EventRef {
     const data = this.appendable();
     const row = from.row(ref);
@@ -250,10 +232,7 @@ export class EventSpool {
     return refs.map((ref) => JSON.parse(this.json(ref)) as FeedEvent);
   }
 
-  /**
-   * The spool's file, with every byte appended so far written to it: another thread may read
-   * events from it by their refs (spans()) while this one goes on appending.
-   */
+  /** The spool's file, flushed: another thread may read events from it while this one appends. */
   readableFile(): string {
     if (this.data instanceof AppendFile) this.data.flush();
     return this.file;
@@ -286,10 +265,7 @@ export class EventSpool {
     return this.data.read(ref.at, length, scratch(length));
   }
 
-  /**
-   * The VEVENT text of a ref, as UTF-8 bytes, in this thread's scratch(): valid until its next
-   * read (a calendar.ics's chunks are each written before the next is made).
-   */
+  /** The VEVENT text of a ref, in this thread's scratch(): valid until its next read. */
   vevent(ref: Pick<EventRef, 'at' | 'jsonBytes' | 'veventBytes'>): Buffer {
     return this.data.read(ref.at + ref.jsonBytes, ref.veventBytes, scratch(ref.veventBytes));
   }

@@ -1,10 +1,6 @@
-// Telling a rebuild that would change nothing from one that would, before reading or rendering
-// anything. The output is a function of the portal's data, the settings, the templates, the
-// runtime, and "now"; the build store's record holds the first four, and until when "now" makes no
-// difference. When all of them are the same, --out is still as published, and the portal answers
-// that no list changed (no event's details are due for a check, and those the last build could
-// not read still cannot be read), the build would publish the very bytes --out already holds: it
-// says so and stops.
+// Telling a rebuild that would change nothing before reading or rendering anything: when the
+// settings, templates, runtime and --out are as the record says, "now" has not passed its
+// stableUntil, and the portal says no list changed, the build would publish what --out holds.
 
 import { createHash } from 'node:crypto';
 import type { ResolvedConfig } from '../config/resolve.js';

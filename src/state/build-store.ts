@@ -49,15 +49,12 @@ export interface CalendarNotes {
   unreadable: Array<[eventId: string, code: string, message: string]>;
 }
 
-/** The last build's events, to render from or to take unchanged events from. */
-export interface SavedEvents {
-  spool: EventSpool;
+/** The last build's events, when its record vouches for them: to render from or take unchanged events from. */
+export interface SavedEvents extends StoredEvents {
   /** The calendars the last build listed. */
   calendars: Calendar[];
   /** By calendar id. */
   notes: Map<string, CalendarNotes>;
-  /** Refs by calendar id, in the order the build spooled them. */
-  events: Map<string, EventRef[]>;
 }
 
 /** Everything in a store but its record. */
@@ -65,10 +62,7 @@ export interface StoreSections {
   crawl: CrawlCache;
   history: HistoryState;
   rendered: Map<string, RenderedGroup>;
-  /**
-   * Every event's row, whatever the record says: what an event rendered from the same inputs
-   * (its history's render fingerprint) may take from it. `saved` shares its spool.
-   */
+  /** Every event's row, whatever the record says (an event with the same render fingerprint takes its items). */
   rows?: StoredEvents;
   /** With load(…, true). */
   saved?: SavedEvents;
@@ -125,10 +119,8 @@ export class BuildStore {
   }
 
   /**
-   * Everything but the record, read a row at a time. The last build's events (rows taken with
-   * their files as published) only when `vouched`: its record vouches for --out as it is
-   * (checkUpToDate's `intact`); a build killed between its publish and its commit leaves --out
-   * newer than the store. A damaged store gives empty sections and a note.
+   * Everything but the record, read a row at a time; `saved` only when the record vouches for --out
+   * as it is (a build killed after its publish leaves --out newer). A damaged store gives a note.
    */
   load(portal: string, vouched: boolean): { sections: StoreSections; note?: string } {
     if (!this.header) return { sections: emptySections() };
@@ -183,8 +175,7 @@ class SectionReader {
     return { crawl, history, rendered, rows, saved: { spool: rows.spool, calendars, notes: this.notes, events } };
   }
 
-  // An event's row: its ref and history record, then its JSON, VEVENT and feed items (skipped: they are read
-  // by offset), then a newline.
+  // An event's row: its ref and history record, then its payload (skipped: read by offset) and a newline.
   private row(line: Buffer, lines: ByteLines): boolean {
     const parsed = parseRowHead(line.toString('utf8', 2));
     const record = parsed && parse(parsed.record);
@@ -316,10 +307,7 @@ export async function prepareStore(cacheDir: string, rows: StoreRows, tail: Iter
   };
 }
 
-/**
- * What a store holds after its rows: the crawl's records, the calendars' notes, `history` (the
- * records not in the event rows: the removed events'), the calendars and what was rendered.
- */
+/** What a store holds after its rows: crawl records, notes, removed events' history, calendars, rendered groups. */
 export function* storeTail(parts: {
   crawl?: CrawlCache;
   notes?: ReadonlyMap<string, CalendarNotes>;

@@ -1,9 +1,5 @@
-// Calendar history: what a build must remember of calendars the portal stopped listing. Apps that
-// subscribed to a calendar's calendar.ics must learn that its events are cancelled; a 404 teaches
-// them nothing, and they keep the events forever. So a removed calendar's folder stays published
-// for --keep-removed-days, as removed events' files do: its calendar.ics with every event
-// cancelled, its event pages and .ics marked cancelled, its pages saying it was removed. Pure, like
-// history.ts: the previous records and "now" come in, the new records go out.
+// Calendars the portal stopped listing stay published for --keep-removed-days, every event
+// cancelled: apps subscribed to a calendar.ics learn nothing from a 404 and keep the events forever.
 
 import type { Calendar } from '../model.js';
 

@@ -1,10 +1,6 @@
-// Event history: what feeds need to know about earlier builds. Pure: the previous state and "now"
-// come in, the new state goes out, and the caller stores it only after a successful publish, so a
-// failed build never advances it.
-//
-// Why it exists: iCalendar clients need a SEQUENCE that grows when an event changes, a DTSTAMP
-// that does not move when nothing changed, and a cancelled VEVENT for an event that vanished, or
-// they keep showing it forever. The portal tells us none of that, so calfeed remembers it.
+// Event history, which the portal does not give: iCalendar clients need a SEQUENCE that grows when
+// an event changes, a DTSTAMP that stays when nothing did, and a cancelled VEVENT for an event that
+// vanished, or they keep showing it forever. Stored only after a successful publish.
 
 import { hash as digest } from 'node:crypto';
 import type { CalendarEvent, FeedEvent } from '../model.js';
@@ -36,21 +32,7 @@ export function contentHash(e: CalendarEvent): string {
   return digest('sha256', JSON.stringify(content), 'base64url').slice(0, 22);
 }
 
-export interface HistoryResult {
-  /** Current events with their history, in input order. */
-  events: FeedEvent[];
-  /** Events gone from the API within keepRemovedMs, as cancellations (removedAt set). */
-  removed: FeedEvent[];
-  state: HistoryState;
-  /** Counts for the summary. */
-  counts: { new: number; changed: number; removed: number };
-}
-
-/**
- * What the next history records of a live event (JSON): all of it comes from the event as
- * observe() returned it, and the fingerprint its files were rendered from. The build store keeps
- * it in the event's own row.
- */
+/** What the next history records of a live event (JSON, kept in its row): observe()'s event and its fingerprint. */
 export function liveRecord(event: FeedEvent, rendered: string | undefined): string {
   const { firstSeen, changedAt, sequence, calendarSlug, slug, title, when } = event;
   const record: EventRecord = { firstSeen, changedAt, sequence, hash: contentHash(event), calendarSlug, slug, title, when };
@@ -59,11 +41,8 @@ export function liveRecord(event: FeedEvent, rendered: string | undefined): stri
 }
 
 /**
- * Joins this build's events with the previous history one event at a time, as they arrive from the
- * crawl, so each event's files can be rendered at once; finish() then works out what vanished.
- *
- * Nothing is kept per live event: its new record (liveRecord) goes to the spool with the event.
- * Only which previous records were seen (a bit each) and the removed events' records stay in memory.
+ * Joins this build's events with the previous history as they arrive from the crawl; finish() then
+ * works out what vanished. Per live event only a "seen" flag stays (its record goes to the spool).
  */
 export class HistoryTracker {
   // Removed events kept as cancellations (finish()), with their render fingerprints.
@@ -104,10 +83,7 @@ export class HistoryTracker {
     return { event: { ...event, ...history }, rendered: before?.rendered };
   }
 
-  /**
-   * Mark an event of the previous build as still there, unchanged (a rebuild from the last build's
-   * spool, in which the portal's data did not change, does not observe its events again).
-   */
+  /** Mark an event of the previous build as still there, unchanged (taken from its row, not observed). */
   markSeen(calendarId: string, eventId: string): void {
     const id = this.previous.events.idOf(keyOf(calendarId, eventId));
     if (id >= 0) this.seen[id] = 1;
@@ -123,11 +99,7 @@ export class HistoryTracker {
     return this.previous.events.rendered(keyOf(calendarId, eventId));
   }
 
-  /**
-   * finish() for one calendar, called once every event it lists has been observed (or marked
-   * seen), so its files can be rendered before the crawl of the others ends: its events gone from
-   * the API and kept as cancellations, sorted by id. finish() leaves them out.
-   */
+  /** finish() for one calendar whose events are all observed: its removed events kept, sorted by id. */
   finishCalendar(calendarId: string, calendarSlug?: string): FeedEvent[] {
     const ids = this.idsOf(calendarId);
     this.byCalendar!.delete(calendarId);
@@ -137,10 +109,8 @@ export class HistoryTracker {
   }
 
   /**
-   * Events gone from the API, kept as cancellations within keepRemovedMs, sorted by calendar and
-   * id (but those finishCalendar() gave already); the first instant at which one of them, or of
-   * finishCalendar()'s, is dropped (Infinity: none kept), which a rebuild with the same data
-   * before it does not reach.
+   * Events gone from the API, kept as cancellations within keepRemovedMs, by calendar and id (but
+   * finishCalendar()'s), and the first instant at which a kept one is dropped (Infinity: none).
    */
   finish(slugOf: (calendarId: string) => string | undefined = () => undefined): { removed: FeedEvent[]; stableUntil: number } {
     const removed: FeedEvent[] = [];
@@ -148,9 +118,8 @@ export class HistoryTracker {
     return { removed: removed.sort(byCalendarAndId), stableUntil: this.tombstonesUntil };
   }
 
-  // The previous record `id`, if not seen and not settled yet: dropped when it was removed longer
-  // ago than keepRemovedMs, else kept as a cancellation (added to `removed`). Its files are where
-  // its calendar's are now (`calendarSlug`, else slugOf), so that its links and pages agree.
+  // The previous record `id`, if not seen nor settled: dropped after keepRemovedMs, else kept as a
+  // cancellation, its files where its calendar's are now (`calendarSlug`, else slugOf).
   private settle(id: number, removed: FeedEvent[], calendarSlug?: string, slugOf?: (calendarId: string) => string | undefined): void {
     if (this.seen[id] !== 0) return;
     this.seen[id] = SETTLED;
@@ -198,24 +167,10 @@ export class HistoryTracker {
     return this.byCalendar.get(calendarId) ?? [];
   }
 
-  /**
-   * The records of the removed events finish() kept, as [key JSON, record JSON] pairs (the live
-   * events' records go with the events, liveRecord). Saved only after a successful publish.
-   */
+  /** The records of the removed events finish() kept, as [key JSON, record JSON] pairs. */
   removed(): Generator<[string, string]> {
     return this.removedRecords.texts();
   }
-}
-
-/** Join this build's events with the previous history (all at once; see HistoryTracker). */
-export function applyHistory(current: CalendarEvent[], previous: HistoryState, now: number, keepRemovedMs: number): HistoryResult {
-  const tracker = new HistoryTracker(previous, now, keepRemovedMs);
-  const events = current.map((e) => tracker.observe(e).event);
-  const { removed } = tracker.finish();
-  const state = emptyHistory();
-  for (const event of events) state.events.set(keyOf(event.calendarId, event.id), JSON.parse(liveRecord(event, undefined)) as EventRecord);
-  for (const [key, json] of tracker.removed()) state.events.set(JSON.parse(key) as string, JSON.parse(json) as EventRecord);
-  return { events, removed, state, counts: tracker.counts };
 }
 
 /** Whether a parsed value has the fields a history record must have. */

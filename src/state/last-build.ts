@@ -1,18 +1,11 @@
-// The build record, the build store's last line: what the last published build was made from and until when
-// it stays right, so that a rebuild can tell that nothing changed from a few conditional requests
-// and a look at --out, without reading or rendering anything (src/pipeline/up-to-date.ts).
-//
-// Like the rest of the store it can only ever save work: it is written after the publish, and
-// anything missing or not matching (another --out, other settings, a changed manifest.json) means
-// a normal build.
+// The build record, the build store's last line: what the last published build was made from and
+// until when it stays right, so a rebuild can tell nothing changed from a few conditional requests
+// (src/pipeline/up-to-date.ts). Anything missing or not matching means a normal build.
 
 import type { ListRecord } from '../crawl/index.js';
 import { isObject } from '../normalize/record.js';
 
-/**
- * A rebuild that renders nothing repeats the last build's warnings from the record; past this
- * many it could not repeat them all, so such a build is never up to date (it reads everything).
- */
+/** Past this many warnings a rebuild could not repeat them all from the record: it is never up to date. */
 export const MAX_RECORDED_WARNINGS = 1000;
 
 export interface LastBuild {
@@ -20,18 +13,11 @@ export interface LastBuild {
   inputs: string;
   /** The build's "now" (epoch ms). */
   builtAt: number;
-  /**
-   * The first instant at which the same data would render differently: an event starts or ends,
-   * leaves the iCalendar window, a day begins, or a removed event's cancellation expires. Epoch
-   * ms; null: never.
-   */
+  /** The first instant at which the same data would render differently (epoch ms; null: never). */
   stableUntil: number | null;
   /** From when some event's details are due for a check (--details-max-age); null: never. */
   detailsDueAt: number | null;
-  /**
-   * Events whose details could not be read ([calendar id, event id]); published from their list
-   * entries. The next build asks for them again first: while they still fail it may be up to date.
-   */
+  /** Events whose details could not be read ([calendar id, event id]): the next build asks again first. */
   failedDetails: Array<[string, string]>;
   /** SHA-256 (hex) of --out/manifest.json as published. */
   manifest: string;
@@ -41,7 +27,7 @@ export interface LastBuild {
   counts: { calendars: number; events: number; unreadable: number; eventFiles: number; calendarFiles: number; files: number };
   /** The portal data's warnings: repeated by a rebuild that renders nothing. */
   warnings: string[];
-  /** Warnings about the site as built at builtAt (siteWarnings in src/pipeline/placeless.ts): repeated only by a rebuild that renders nothing, until stableUntil. */
+  /** Warnings about the site as built (placeless.ts): repeated by a rebuild that renders nothing. */
   siteWarnings: string[];
 }
 

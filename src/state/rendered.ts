@@ -1,9 +1,8 @@
-// In the build store: for each group of files rendered together (a calendar's own files, the
-// combined feeds, ...), the fingerprint of what they were rendered from, until when what they took
-// from "now" holds, and the SHA-256 of each file as published. A rebuild keeps a group's published
-// files only when all still match (see src/pipeline/calendar-files.ts), so this record can only
-// ever save work: a missing or stale one (say, a build killed between publishing and saving the
-// store) means those files are rendered.
+// In the build store, per group of files rendered together (a calendar's own files, the combined
+// feeds, ...): what they were rendered from, until when, and each file's SHA-256 as published. A
+// rebuild keeps the files only when all still match (calendar-files.ts); a stale record costs a render.
+
+import { isObject } from '../normalize/record.js';
 
 export interface RenderedGroup {
   /** Fingerprint of the inputs the files were rendered from. */
@@ -21,7 +20,7 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** A rendered group as the build store holds it, or undefined when it is not one. */
 export function parseGroup(group: unknown): RenderedGroup | undefined {
-  if (!isRecord(group) || typeof group.input !== 'string' || !isRecord(group.files)) return undefined;
+  if (!isObject(group) || typeof group.input !== 'string' || !isObject(group.files)) return undefined;
   if (group.until !== null && !Number.isFinite(group.until)) return undefined;
   // No prototype: a hand-edited path such as "__proto__" must stay an ordinary key.
   const files = Object.create(null) as Record<string, string>;
@@ -30,8 +29,4 @@ export function parseGroup(group: unknown): RenderedGroup | undefined {
     files[path] = sha256;
   }
   return { input: group.input, until: group.until as number | null, files };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { CalendarEvent } from '../../src/model.js';
-import { applyHistory, emptyHistory, HistoryTracker } from '../../src/state/history.js';
+import { emptyHistory, HistoryTracker, liveRecord, type EventRecord, type HistoryState } from '../../src/state/history.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
 
 function event(id: string, title = `Event ${id}`): CalendarEvent {
   return { calendarId: 'c', calendarSlug: 'c', id, slug: id, title, when: { kind: 'timed', start: T0 + 10 * DAY }, status: 'confirmed', categories: [] };
+}
+
+// Join a build's events with the previous history all at once, as a build does one by one.
+function applyHistory(current: CalendarEvent[], previous: HistoryState, now: number, keepRemovedMs: number) {
+  const tracker = new HistoryTracker(previous, now, keepRemovedMs);
+  const events = current.map((e) => tracker.observe(e).event);
+  const { removed } = tracker.finish();
+  const state = emptyHistory();
+  for (const event of events) state.events.set(JSON.stringify([event.calendarId, event.id]), JSON.parse(liveRecord(event, undefined)) as EventRecord);
+  for (const [key, json] of tracker.removed()) state.events.set(JSON.parse(key) as string, JSON.parse(json) as EventRecord);
+  return { events, removed, state, counts: tracker.counts };
 }
 
 describe('applyHistory', () => {
