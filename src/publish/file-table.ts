@@ -184,12 +184,6 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
     for (let i = 0; i < this.count; i++) yield { relPath: this.index.keyAt(i), slot: i, listed: (this.flags.get(i) & PENDING) === 0 };
   }
 
-  /** Whether a file is listed as changed (write) rather than kept. */
-  changed(relPath: string): boolean {
-    const i = this.slot(relPath);
-    return i !== undefined && (this.flags.get(i) & CHANGED) === CHANGED;
-  }
-
   get size(): number {
     return this.count - this.pending;
   }

@@ -15,18 +15,18 @@ export interface HeaderRule {
 }
 
 /** Feeds and mirror files change with every portal update; five minutes keeps CDNs and readers close. */
-export const CACHE_CONTROL = 'public, max-age=300';
+const CACHE_CONTROL = 'public, max-age=300';
 
 // Example ids stand in for the placeholders; the content type comes from the same table as the manifest.
 const CAL = ':calendar';
 const EV = ':event';
 const CATEGORY = ':category';
 
-function rule(pattern: string, cors: boolean): HeaderRule {
+// Every exact-path rule allows CORS: feeds and mirrors are fetched cross-origin by web feed readers
+// and the widget.
+function rule(pattern: string): HeaderRule {
   const sample = pattern.slice(1).replaceAll(CAL, 'c').replaceAll(EV, 'e').replaceAll(CATEGORY, 'k');
-  const headers: Array<[string, string]> = [['Content-Type', contentTypeFor(sample)]];
-  if (cors) headers.push(['Access-Control-Allow-Origin', '*']);
-  return { pattern, headers };
+  return { pattern, headers: [['Content-Type', contentTypeFor(sample)], ['Access-Control-Allow-Origin', '*']] };
 }
 
 /** The rules written to _headers, in order. */
@@ -40,14 +40,13 @@ export function headerRules(): HeaderRule[] {
         ['X-Content-Type-Options', 'nosniff'],
       ],
     },
-    rule('/' + paths.calendarsMirror(), true),
-    rule('/' + paths.eventsMirror(CAL), true),
-    rule('/' + paths.detailsMirror(CAL, EV), true),
-    rule('/' + paths.manifest(), true),
-    // Feeds are fetched cross-origin by web feed readers and the widget, so all of them allow it.
-    ...feeds.map((name) => rule('/' + paths.site(name), true)),
-    ...feeds.map((name) => rule('/' + paths.calendar(CAL, name), true)),
-    ...feeds.map((name) => rule('/' + paths.category(CATEGORY, name), true)),
+    rule('/' + paths.calendarsMirror()),
+    rule('/' + paths.eventsMirror(CAL)),
+    rule('/' + paths.detailsMirror(CAL, EV)),
+    rule('/' + paths.manifest()),
+    ...feeds.map((name) => rule('/' + paths.site(name))),
+    ...feeds.map((name) => rule('/' + paths.calendar(CAL, name))),
+    ...feeds.map((name) => rule('/' + paths.category(CATEGORY, name))),
   ];
 }
 

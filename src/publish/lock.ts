@@ -14,7 +14,7 @@ import { CalfeedError } from '../errors.js';
 import { ensureParent, isProcessAlive, siblingsOf, uniqueSuffix } from './siblings.js';
 
 /** Locks older than this are stale whoever holds them: far longer than any real build. */
-export const DEFAULT_LOCK_MAX_AGE_MS = 6 * 60 * 60 * 1000;
+const DEFAULT_LOCK_MAX_AGE_MS = 6 * 60 * 60 * 1000;
 
 export interface LockOptions {
   /** Age after which any lock is stale (default 6 hours). */

@@ -7,7 +7,7 @@ import { paths } from '../paths.js';
 import { contentTypeFor, type FileKind, kindOf } from './content-types.js';
 
 /** Bumped when the manifest's shape changes incompatibly. */
-export const MANIFEST_FORMAT = 1;
+const MANIFEST_FORMAT = 1;
 
 export interface ManifestFile {
   path: string;

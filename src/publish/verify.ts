@@ -17,8 +17,6 @@ import { sha256, walkFiles, type WalkEntry } from './fs-util.js';
 import { FileTable } from './file-table.js';
 import { scanManifest } from './manifest-read.js';
 
-export { contentProblem, icalProblem } from './content-check.js';
-
 function failure(relPath: string, problem: string): CalfeedError {
   return new CalfeedError(
     'BUILD',
