@@ -8,7 +8,7 @@
 import { paths } from '../paths.js';
 import { contentTypeFor } from './content-types.js';
 
-export interface HeaderRule {
+interface HeaderRule {
   /** URL path pattern, e.g. `/event-calendar/:calendar/events`. */
   pattern: string;
   headers: Array<[name: string, value: string]>;
@@ -30,7 +30,7 @@ function rule(pattern: string): HeaderRule {
 }
 
 /** The rules written to _headers, in order. */
-export function headerRules(): HeaderRule[] {
+function headerRules(): HeaderRule[] {
   const feeds = ['feed.json', 'rss.xml', 'atom.xml', 'calendar.ics'] as const;
   return [
     {
@@ -60,26 +60,5 @@ export function renderHeaders(): string {
   return lines.join('\n') + '\n';
 }
 
-function patternRegExp(pattern: string): RegExp {
-  const source = pattern
-    .split('/')
-    .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${source}$`);
-}
-
 /** The first line of every _headers calfeed writes: it also tells calfeed's output from somebody else's folder. */
 export const HEADERS_FIRST_LINE = '# Response headers for Netlify and Cloudflare Pages. Written by calfeed; edits are overwritten.';
-
-/** Headers a host applying _headers sends for a URL path (for `calfeed serve` and tests); repeated names are comma-joined as the hosts do. */
-export function headersForPath(urlPath: string, rules: HeaderRule[] = headerRules()): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const r of rules) {
-    if (!patternRegExp(r.pattern).test(urlPath)) continue;
-    for (const [name, value] of r.headers) {
-      const prior = out.get(name);
-      out.set(name, prior === undefined ? value : `${prior}, ${value}`);
-    }
-  }
-  return out;
-}

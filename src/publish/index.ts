@@ -8,7 +8,7 @@ import { manifestChunks } from './manifest.js';
 import type { Staging } from './staging.js';
 
 export { contentTypeFor, kindOf } from './content-types.js';
-export { headerRules, headersForPath, renderHeaders } from './headers.js';
+export { renderHeaders } from './headers.js';
 export { acquireLock } from './lock.js';
 export { type Manifest, renderManifest, manifestChunks } from './manifest.js';
 export { parseManifest, readManifest } from './manifest-read.js';
