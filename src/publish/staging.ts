@@ -49,7 +49,7 @@ export interface Staging {
   /** Keep the published file at relPath as it is (e.g. after an HTTP 304); it is linked or moved at publish. */
   keep(relPath: string): Promise<void>;
   /** Everything staged so far: path -> { bytes, sha256, changed }. */
-  files(): ReadonlyMap<string, StagedFile>;
+  files(): FileTable;
   /** Bytes of a staged file, else of the published one; undefined if neither exists. */
   readPublished(relPath: string): Promise<Buffer | undefined>;
   /**

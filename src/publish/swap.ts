@@ -21,7 +21,7 @@ import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
 import { flushAll, flushFolder } from './durable.js';
-import { FileTable } from './file-table.js';
+import type { FileTable } from './file-table.js';
 import { errno, removeTree, walkFiles } from './fs-util.js';
 import { commitFailed, flipLink, isLinkMode, removeOldGenerations } from './generations.js';
 import { assertReplaceable } from './replaceable.js';
@@ -29,7 +29,7 @@ import { type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
 import { DirStaging } from './dir-staging.js';
 import { dropped } from './published.js';
 import { keepSpare } from './spare.js';
-import { linkKept, publishedFiles, sealStaging, type StagedFile, type Staging, toFlush } from './staging.js';
+import { linkKept, publishedFiles, sealStaging, type Staging, toFlush } from './staging.js';
 import { verifyStaging } from './verify.js';
 
 export interface PublishResult {
@@ -84,9 +84,7 @@ async function commitStaging(staging: Staging, s: Siblings, options: PublishOpti
   await assertReplaceable(s.outDir);
   await carryOverDotfiles(s.outDir, staging.dir);
 
-  let written = 0;
-  if (next instanceof FileTable) written = next.changedCount();
-  else for (const info of next.values()) if (info.changed) written++;
+  const written = next.changedCount();
   const previous = await publishedFiles(staging);
   const removed = await countRemoved(s.outDir, next, previous);
 
@@ -168,8 +166,8 @@ interface Spare {
 // The old output can be the next build's staging when every file it shares with the new one is
 // the same file (hard links, and --out found as listed at the start: nothing else in it), and it
 // differs in at most half of them: the files written and the files gone.
-function spareOf(staging: Staging, next: FileTable | ReadonlyMap<string, StagedFile>, previous: ReadonlyMap<string, unknown> | undefined): Spare | undefined {
-  if (!(staging instanceof DirStaging) || staging.copiedKept || !staging.publishedRead.foundAsListed || !(next instanceof FileTable) || previous === undefined) return undefined;
+function spareOf(staging: Staging, next: FileTable, previous: ReadonlyMap<string, unknown> | undefined): Spare | undefined {
+  if (!(staging instanceof DirStaging) || staging.copiedKept || !staging.publishedRead.foundAsListed || previous === undefined) return undefined;
   const manifestSha256 = next.get(paths.manifest())?.sha256;
   if (manifestSha256 === undefined) return undefined;
   const stale: string[] = [];

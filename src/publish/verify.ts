@@ -8,7 +8,7 @@
 // read, hashed and checked.
 
 import { type Dir, lstatSync, opendirSync } from 'node:fs';
-import { lstat, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
@@ -26,21 +26,16 @@ function failure(relPath: string, problem: string): CalfeedError {
 }
 
 export interface VerifyOptions {
-  /**
-   * What staging recorded per file. Staging's own table (a FileTable, what Staging.files()
-   * returns) carries the content problems found as files were staged, and its sizes and hashes
-   * come from the bytes staging wrote: the folder is then checked against it without reading any
-   * file but the manifest. Any other map: files it lists as kept unchanged (hard links to the
-   * published copy) are checked by size only, every other file is read, hashed and checked.
-   */
-  staged?: ReadonlyMap<string, { bytes: number; sha256: string; changed: boolean }>;
+  /** Staging's own table (Staging.files()): its problems and sizes stand for reading the files back. */
+  staged?: FileTable;
 }
 
 /** Check a staged folder before publishing; throws CalfeedError('BUILD') naming the first bad file. */
 export async function verifyStaging(dir: string, options: VerifyOptions = {}): Promise<void> {
-  const staged = options.staged;
-  if (staged instanceof FileTable) return verifyAgainstTable(dir, staged);
-  return verifyByReading(dir, staged);
+  if (options.staged) return verifyAgainstTable(dir, options.staged);
+  await checkByReading(dir, (relPath, problem) => {
+    throw failure(relPath, problem);
+  });
 }
 
 async function verifyAgainstTable(dir: string, table: FileTable): Promise<void> {
@@ -147,12 +142,6 @@ async function folderAgainstTable(dir: string, table: FileTable, listed: Uint8Ar
 /** Where a check of a folder by reading says what is wrong; it may throw to stop at the first. */
 type Report = (relPath: string, problem: string) => void;
 
-async function verifyByReading(dir: string, staged: VerifyOptions['staged']): Promise<void> {
-  await checkByReading(dir, staged, (relPath, problem) => {
-    throw failure(relPath, problem);
-  });
-}
-
 /**
  * What is wrong with a published folder, checked against its own manifest as `calfeed verify`
  * does: every file listed is there with its size and SHA-256 and passes the content checks, and
@@ -164,7 +153,6 @@ export async function verifyPublished(dir: string, max = 20): Promise<{ files: n
   let total = 0;
   const files = await checkByReading(
     dir,
-    undefined,
     (relPath, problem) => {
       total++;
       if (problems.length < max) problems.push({ path: relPath, problem });
@@ -176,7 +164,7 @@ export async function verifyPublished(dir: string, max = 20): Promise<{ files: n
 
 // Reads the manifest, then every file of the folder, each checked against it; returns how many
 // files the manifest lists (0 when it could not be read).
-async function checkByReading(dir: string, staged: VerifyOptions['staged'], report: Report, skip?: (file: WalkEntry) => boolean): Promise<number> {
+async function checkByReading(dir: string, report: Report, skip?: (file: WalkEntry) => boolean): Promise<number> {
   const manifestRel = paths.manifest();
   const expected = await manifestTable(dir, report);
   if (expected === undefined) return 0;
@@ -213,9 +201,8 @@ async function checkByReading(dir: string, staged: VerifyOptions['staged'], repo
       continue;
     }
     const entry = expected.get(file.rel)!;
-    const trusted = isTrusted(staged?.get(file.rel), entry);
     await slot(limit - 1);
-    run(() => (trusted ? checkSize(file.rel, file.abs, entry, report) : checkFile(file.rel, file.abs, entry, report)));
+    run(() => checkFile(file.rel, file.abs, entry, report));
   }
   await slot(0);
   if (firstFailure !== undefined) throw firstFailure;
@@ -248,16 +235,6 @@ async function manifestTable(dir: string, report: Report): Promise<FileTable | u
     report(manifestRel, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is missing' : (error as Error).message);
     return undefined;
   }
-}
-
-
-function isTrusted(known: { bytes: number; sha256: string; changed: boolean } | undefined, entry: { bytes: number; sha256: string }): boolean {
-  return known !== undefined && !known.changed && known.sha256 === entry.sha256 && known.bytes === entry.bytes;
-}
-
-async function checkSize(relPath: string, abs: string, entry: { bytes: number }, report: Report): Promise<void> {
-  const size = (await lstat(abs)).size;
-  if (size !== entry.bytes) report(relPath, `it has ${size} bytes, the manifest says ${entry.bytes}`);
 }
 
 async function checkFile(relPath: string, abs: string, entry: { bytes: number; sha256: string }, report: Report): Promise<void> {
