@@ -1,7 +1,5 @@
-// A compact table of files: path -> size, SHA-256 and two flags, for the 300,000+ files of a large
-// build. A Map of { bytes, sha256: hex } objects cost about 200 bytes a file on top of the path; here
-// a file costs its path's bytes in a StringIndex, 32 bytes of digest and 9 bytes of size and flags
-// in paged typed arrays (paged.ts), and no JavaScript object.
+// A compact table of files: path -> size, SHA-256 and flags, for the 300,000+ files of a large
+// build: paths in a StringIndex, the rest in paged typed arrays (paged.ts), no object per file.
 
 import { PagedArray } from '../paged.js';
 import { StringIndex } from '../string-index.js';

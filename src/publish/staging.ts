@@ -1,10 +1,8 @@
-// The staging folder: the next version of --out, built beside it. Writers put every file here;
-// a file whose bytes equal the published copy (same SHA-256 and size as in --out's manifest.json)
-// is kept as that copy, so an unchanged build keeps every byte and mtime of --out and a CDN sync
-// uploads nothing. Keeping is deferred until publish: nothing is made in staging for such a file
-// during the build; publish hard-links it then from --out (or copies it with its old mtime), and
-// never moves or removes anything in --out. Only sizes and hashes stay in memory, never contents:
-// builds reach 100,000+ files.
+// The staging folder: the next version of --out, built beside it. A file whose bytes equal the
+// published copy (same SHA-256 and size as in --out's manifest.json) is kept as that copy, so an
+// unchanged build keeps every byte and mtime of --out and a CDN sync uploads nothing. Publish
+// hard-links such files from --out (or copies them with their old mtime); nothing in --out is moved
+// or removed. Only sizes and hashes stay in memory, never contents.
 
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -38,12 +36,9 @@ export interface Staging {
   /** Write a file; identical published bytes are kept as the published file instead (bytes and mtime). */
   write(relPath: string, data: string | Uint8Array): Promise<void>;
   /**
-   * Write a file from chunks as they arrive (strings are UTF-8; a surrogate pair split between two
-   * string chunks is joined), in writes of about 64 KB, hashing on the fly: a file of any size is
-   * never held whole. Same claims, content checks and unchanged-file rule as write(): when the
-   * bytes equal the published copy, the staged file becomes a hard link to it (bytes and mtime
-   * kept; at publish for a file of less than one block). If the chunks throw, the partial file is
-   * removed and the path stays claimed.
+   * write() for a file of any size, from chunks as they arrive (strings as UTF-8, a surrogate pair
+   * split between two joined), never held whole. If the chunks throw, the partial file is removed
+   * and the path stays claimed.
    */
   writeChunks(relPath: string, chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): Promise<void>;
   /** Keep the published file at relPath as it is (e.g. after an HTTP 304); it is linked or moved at publish. */

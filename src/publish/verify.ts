@@ -1,11 +1,7 @@
 // The last check before publishing: what subscribers would get must parse, and the manifest must
-// describe exactly the files on disk. A failure here leaves --out untouched.
-//
-// Given staging's own table (publish always passes it), nothing is read back: the content checks
-// ran on each file's bytes as it was staged (content-check.ts) and their problems wait in the
-// table; the manifest is read and compared with the table entry by entry; the folder is walked
-// once, each file lstat'ed for its size. Without it (a folder checked on its own), every file is
-// read, hashed and checked.
+// describe exactly the files on disk. A failure here leaves --out untouched. Given staging's table,
+// nothing but the manifest is read back: the content checks ran as files were staged
+// (content-check.ts), and the folder is walked for sizes. Without it, every file is read and checked.
 
 import { type Dir, lstatSync, opendirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -98,11 +94,9 @@ async function manifestAgainstTable(dir: string, table: FileTable): Promise<Uint
 }
 
 /**
- * The folder: only regular files, each listed and of its listed size (a hard-linked unchanged
- * file has the published copy's size; one replaced or appended to since it was staged does not).
- * Depth first, with one open listing per level of the current path, each read an entry at a time:
- * neither a whole folder's listing (events/ holds 200,000 files at 100,000 events) nor the folders
- * still to visit (100,000 of the details mirrors) are held.
+ * The folder: only regular files, each listed and of its listed size (a file replaced or appended
+ * to since it was staged is not). Depth first, one open listing per level read an entry at a time,
+ * so neither a whole folder's listing nor the folders still to visit are held.
  */
 async function folderAgainstTable(dir: string, table: FileTable, listed: Uint8Array): Promise<void> {
   const manifestRel = paths.manifest();
@@ -213,8 +207,6 @@ async function checkByReading(dir: string, report: Report, skip?: (file: WalkEnt
 /** The manifest of a folder as a table; duplicates and an unreadable manifest are reported (undefined then). */
 async function manifestTable(dir: string, report: Report): Promise<FileTable | undefined> {
   const manifestRel = paths.manifest();
-  // The manifest is read an entry at a time into a compact table (at 100,000 events it lists
-  // 300,000 files: 75 MB of text, several times that as parsed objects).
   try {
     return (await scanManifest(path.join(dir, manifestRel), () => {
       const table = new FileTable();
