@@ -72,8 +72,7 @@ export class DirStaging implements Staging {
 
   async write(relPath: string, data: string | Uint8Array): Promise<void> {
     const folder = this.claim(relPath);
-    // A large string (a combined calendar.ics: 100 MB at 100,000 events) is streamed a slice at a
-    // time instead of made into one Buffer copy of the whole text.
+    // A large string is streamed a slice at a time rather than copied into one Buffer.
     if (typeof data === 'string' && data.length >= BIG_STRING) return this.stream(relPath, folder, slicesOf(data), false);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     const index = this.index ?? (await this.publishedIndex());
