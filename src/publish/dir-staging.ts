@@ -97,8 +97,8 @@ export class DirStaging implements Staging {
     // Synchronous: mirror files of a few KB, where promise round trips cost more than the read.
     // A deferred file is the published one (staging has nothing at its path yet).
     try {
-      const staged = this.staged.has(relPath) && !this.staged.deferred(relPath);
-      return readFileSync(staged ? this.stagedPath(relPath) : this.publishedPath(relPath));
+      const slot = this.staged.slotOf(relPath);
+      return readFileSync(slot >= 0 && !this.staged.deferredAt(slot) ? this.stagedPath(relPath) : this.publishedPath(relPath));
     } catch (error) {
       const code = errno(error);
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;

@@ -162,6 +162,7 @@ async function checkByReading(dir: string, report: Report, skip?: (file: WalkEnt
   const manifestRel = paths.manifest();
   const expected = await manifestTable(dir, report);
   if (expected === undefined) return 0;
+  const seen = new Uint8Array(expected.slotCount());
 
   // At most 16 checks at once, and the walk waits for a free slot: no promise per file is kept.
   const limit = 16;
@@ -190,17 +191,19 @@ async function checkByReading(dir: string, report: Report, skip?: (file: WalkEnt
       report(file.rel, 'it is not a regular file (a symlink or special file)');
       continue;
     }
-    if (!expected.mark(file.rel)) {
+    const listed = expected.slotOf(file.rel);
+    if (listed < 0) {
       report(file.rel, `it is on disk but not listed in ${manifestRel}`);
       continue;
     }
+    seen[listed] = 1;
     const entry = expected.get(file.rel)!;
     await slot(limit - 1);
     run(() => checkFile(file.rel, file.abs, entry, report));
   }
   await slot(0);
   if (firstFailure !== undefined) throw firstFailure;
-  for (const listed of expected.unmarked()) report(listed, `it is listed in ${manifestRel} but missing on disk`);
+  for (const relPath of expected.unseen(seen)) report(relPath, `it is listed in ${manifestRel} but missing on disk`);
   return expected.size;
 }
 

@@ -236,9 +236,10 @@ describe('FileTable', () => {
     expect(table.matches('d', 0, hex)).toBe(false);
     table.set('d', 2, hex);
     expect(table.size).toBe(4);
-    expect(table.mark('a')).toBe(true);
-    expect(table.mark('zz')).toBe(false);
-    expect([...table.unmarked()]).toEqual(['b', 'c', 'd']);
+    const seenSlots = new Uint8Array(table.slotCount());
+    seenSlots[table.slotOf('a')] = 1;
+    expect(table.slotOf('zz')).toBe(-1);
+    expect([...table.unseen(seenSlots)]).toEqual(['b', 'c', 'd']);
     const seen: string[] = [];
     table.forEach((v, k) => seen.push(`${k}:${v.bytes}`));
     expect(seen).toEqual(['b:3', 'a:5', 'c:1', 'd:2']);
