@@ -5,19 +5,9 @@ import { readFile } from 'node:fs/promises';
 import { CalfeedError } from '../errors.js';
 import { readLines } from '../read-lines.js';
 import type { FileKind } from './content-types.js';
-import { readHead } from './fs-util.js';
 import type { Manifest, ManifestFile } from './manifest.js';
 
-/**
- * Whether a manifest.json was written by calfeed: the manifest manifestChunks writes starts with
- * its format and generator, so its first bytes tell, without reading 300,000 file entries.
- */
-export async function isCalfeedManifest(manifest: string): Promise<boolean> {
-  const head = await readHead(manifest, 512);
-  return head !== undefined && isCalfeedHead(head);
-}
-
-/** isCalfeedManifest on a manifest's first bytes, read already (as UTF-8). */
+/** Whether a manifest.json was written by calfeed, from its first bytes: they hold format and generator. */
 export function isCalfeedHead(head: string): boolean {
   return /^\{\s*"format":\s*\d+,\s*"generator":\s*"calfeed[ "]/.test(head);
 }

@@ -14,7 +14,8 @@ import { dropped } from './published.js';
 import type { Manifest } from './manifest.js';
 import { PublishedManifest } from './published-manifest.js';
 import { assertReplaceable } from './replaceable.js';
-import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
+import { siblingsOf, uniqueSuffix } from './siblings.js';
+import { makeDir } from '../make-dir.js';
 import { keepSpare, takeSpare } from './spare.js';
 import { folderOf } from './staging-claims.js';
 import { underRoot } from './write-job.js';
@@ -82,7 +83,7 @@ export function isLiveStaging(dir: string): boolean {
 /** Start a staging folder beside outDir (same parent, so the final rename is on one file system). */
 export async function createStaging(outDir: string, options: StagingOptions = {}): Promise<Staging> {
   const s = siblingsOf(outDir);
-  await ensureParent(s);
+  await makeDir(s.parent);
   const published = options.published ?? new PublishedManifest(s.outDir);
   await assertReplaceable(s.outDir, published);
   const dir = path.join(s.parent, s.stagingPrefix + uniqueSuffix());
