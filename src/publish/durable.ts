@@ -10,7 +10,7 @@
 
 import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
-import { errno } from './fs-util.js';
+import { eachAtOnce, errno } from './fs-util.js';
 import { withPath } from '../io-error.js';
 
 /** fsyncs in flight at once (the thread pool runs 4 by default; the rest wait queued there). */
@@ -26,8 +26,8 @@ const UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EACCES', 'EINVAL', 'ENOTSUP', '
  */
 export async function flushAll(root: string, files: Iterable<string>, folders: Iterable<string>): Promise<void> {
   if (process.platform === 'linux' && (await syncFileSystem(root))) return;
-  await eachAtOnce(files[Symbol.iterator](), (file) => flush(file, false));
-  await eachAtOnce(folders[Symbol.iterator](), (folder) => flush(folder, true));
+  await eachAtOnce(files, IN_FLIGHT, (file) => flush(file, false));
+  await eachAtOnce(folders, IN_FLIGHT, (folder) => flush(folder, true));
 }
 
 /** syncfs(2) of the file system holding `dir`; false when `sync -f` is missing or fails. */
@@ -58,21 +58,4 @@ async function flush(target: string, folder: boolean): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-// Runs fn on each item, IN_FLIGHT at a time, pulling items as it goes (no list of promises);
-// stops taking new items after the first failure, which it throws once the others settle.
-async function eachAtOnce<T>(items: Iterator<T>, fn: (item: T) => Promise<void>): Promise<void> {
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    for (let next = items.next(); !next.done && failure === undefined; next = items.next()) {
-      try {
-        await fn(next.value);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  if (failure !== undefined) throw failure.error;
 }

@@ -51,6 +51,26 @@ export function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/**
+ * Runs fn on each item, `limit` at a time, pulling items as it goes (no list of promises); stops
+ * taking new items after the first failure, which it throws once the others settle.
+ */
+export async function eachAtOnce<T>(items: Iterable<T> | AsyncIterable<T>, limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  const it = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    for (let next = await it.next(); !next.done && failure === undefined; next = await it.next()) {
+      try {
+        await fn(next.value);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  if (failure !== undefined) throw failure.error;
+}
+
 /** Runs at most `limit` async tasks at once. Keeps 100,000 writes from exhausting file handles. */
 export class Limiter {
   private active = 0;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
 import { contentProblem } from './content-check.js';
-import { sha256, walkFiles, type WalkEntry } from './fs-util.js';
+import { eachAtOnce, sha256, walkFiles, type WalkEntry } from './fs-util.js';
 import { FileTable } from './file-table.js';
 import { scanManifest } from './manifest-read.js';
 
@@ -163,46 +163,20 @@ async function checkByReading(dir: string, report: Report, skip?: (file: WalkEnt
   const expected = await manifestTable(dir, report);
   if (expected === undefined) return 0;
   const seen = new Uint8Array(expected.slotCount());
-
-  // At most 16 checks at once, and the walk waits for a free slot: no promise per file is kept.
-  const limit = 16;
-  let running = 0;
-  let firstFailure: unknown;
-  let slotFreed: (() => void) | undefined;
-  const run = (task: () => Promise<void>): void => {
-    running++;
-    task()
-      .catch((error: unknown) => {
-        firstFailure ??= error;
-      })
-      .finally(() => {
-        running--;
-        const wake = slotFreed;
-        slotFreed = undefined;
-        wake?.();
-      });
-  };
-  const slot = async (below: number): Promise<void> => {
-    while (running > below) await new Promise<void>((resolve) => (slotFreed = resolve));
-  };
-  for await (const file of walkFiles(dir)) {
-    if (file.rel === manifestRel || skip?.(file)) continue;
-    if (!file.regular) {
-      report(file.rel, 'it is not a regular file (a symlink or special file)');
-      continue;
+  // The listed files of the walk, each read by one of 16 checks at once.
+  const listedFiles = async function* (): AsyncGenerator<WalkEntry> {
+    for await (const file of walkFiles(dir)) {
+      if (file.rel === manifestRel || skip?.(file)) continue;
+      const listed = file.regular ? expected.slotOf(file.rel) : -1;
+      if (!file.regular) report(file.rel, 'it is not a regular file (a symlink or special file)');
+      else if (listed < 0) report(file.rel, `it is on disk but not listed in ${manifestRel}`);
+      else {
+        seen[listed] = 1;
+        yield file;
+      }
     }
-    const listed = expected.slotOf(file.rel);
-    if (listed < 0) {
-      report(file.rel, `it is on disk but not listed in ${manifestRel}`);
-      continue;
-    }
-    seen[listed] = 1;
-    const entry = expected.get(file.rel)!;
-    await slot(limit - 1);
-    run(() => checkFile(file.rel, file.abs, entry, report));
-  }
-  await slot(0);
-  if (firstFailure !== undefined) throw firstFailure;
+  };
+  await eachAtOnce(listedFiles(), 16, (file) => checkFile(file.rel, file.abs, expected.get(file.rel)!, report));
   for (const relPath of expected.unseen(seen)) report(relPath, `it is listed in ${manifestRel} but missing on disk`);
   return expected.size;
 }
