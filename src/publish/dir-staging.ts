@@ -84,8 +84,41 @@ export class DirStaging implements Staging {
     await this.stream(relPath, folder, chunks, Symbol.asyncIterator in chunks);
   }
 
-  keep(relPath: string): Promise<void> {
-    return this.keepListed(relPath, this.publishedRead.foundAsListed || this.checkedPublished.delete(relPath));
+  async keep(relPath: string): Promise<void> {
+    // Whether the published file was already found with its listed size.
+    const checked = this.publishedRead.foundAsListed || this.checkedPublished.delete(relPath);
+    const folder = this.claim(relPath);
+    const target = this.stagedPath(relPath);
+    const published = this.publishedPath(relPath);
+    const index = this.index ?? (await this.publishedIndex());
+    const size = index === 'unknown' ? undefined : index.sizeOf(relPath);
+    if (size !== undefined && (checked || publishedSize(published) === size)) {
+      const hash = (index as FileTable).hashOf(relPath)!;
+      if (folder !== '') {
+        this.staged.set(relPath, size, hash, false, true);
+        return;
+      }
+      const copying = this.spare?.holds(relPath, index) ? undefined : this.links.linkOrCopy(published, target);
+      if (copying) await copying;
+      this.staged.set(relPath, size, hash, false);
+      return;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(published);
+    } catch (error) {
+      throw new CalfeedError(
+        'BUILD',
+        `Cannot keep ${relPath} unchanged: the published copy in ${this.outDir} is missing or unreadable (${errno(error) ?? String(error)}). ` +
+          'Delete the cache folder (--cache-dir) to force a full build.',
+        { cause: error },
+      );
+    }
+    this.claims.ensureDir(folder);
+    this.spare?.vacate(relPath, index);
+    const copying = this.links.linkOrCopy(published, target);
+    if (copying) await copying;
+    this.staged.set(relPath, bytes.length, sha256Digest(bytes), false);
   }
 
   files(): FileTable {
@@ -156,42 +189,6 @@ export class DirStaging implements Staging {
     }
     await Promise.all(copying);
     await this.spare?.dropGone(index, this.staged);
-  }
-
-  // keep(), where `checked` says the published file was already found with its listed size.
-  private async keepListed(relPath: string, checked: boolean): Promise<void> {
-    const folder = this.claim(relPath);
-    const target = this.stagedPath(relPath);
-    const published = this.publishedPath(relPath);
-    const index = this.index ?? (await this.publishedIndex());
-    const size = index === 'unknown' ? undefined : index.sizeOf(relPath);
-    if (size !== undefined && (checked || publishedSize(published) === size)) {
-      const hash = (index as FileTable).hashOf(relPath)!;
-      if (folder !== '') {
-        this.staged.set(relPath, size, hash, false, true);
-        return;
-      }
-      const copying = this.spare?.holds(relPath, index) ? undefined : this.links.linkOrCopy(published, target);
-      if (copying) await copying;
-      this.staged.set(relPath, size, hash, false);
-      return;
-    }
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(published);
-    } catch (error) {
-      throw new CalfeedError(
-        'BUILD',
-        `Cannot keep ${relPath} unchanged: the published copy in ${this.outDir} is missing or unreadable (${errno(error) ?? String(error)}). ` +
-          'Delete the cache folder (--cache-dir) to force a full build.',
-        { cause: error },
-      );
-    }
-    this.claims.ensureDir(folder);
-    this.spare?.vacate(relPath, index);
-    const copying = this.links.linkOrCopy(published, target);
-    if (copying) await copying;
-    this.staged.set(relPath, bytes.length, sha256Digest(bytes), false);
   }
 
   private missingPublished(relPath: string, error: unknown): unknown {
