@@ -21,10 +21,7 @@ export async function manifestSha256(outDir: string): Promise<string | undefined
   return hash.digest('hex');
 }
 
-/**
- * Why --out is not as published with a manifest.json of SHA-256 `manifest` (a short reason naming
- * the first difference found), or undefined when it is. `published`: the build's one read of it.
- */
+/** Why --out is not as published with a manifest.json of SHA-256 `manifest` (a short reason), if it is not. */
 export async function outputDiffers(published: PublishedManifest, manifest: string): Promise<string | undefined> {
   const read = await published.read();
   if (read.found === 'unreadable') return `its ${paths.manifest()} is unreadable (${errno(read.error) ?? String(read.error)})`;

@@ -45,11 +45,9 @@ export interface ManifestConsumer<T> {
 }
 
 /**
- * Reads a manifest file one file entry at a time, so a manifest of 300,000 files (75 MB) is never
- * held whole, as text or as objects: the result is what parseManifest would give, with `files`
- * passed to the consumer instead. The layout manifestChunks writes is read line by line; anything
- * else (a hand-edited file) falls back to parseManifest on the whole text, with a fresh consumer.
- * Throws the file's read error (ENOENT...) or parseManifest's CalfeedError.
+ * A manifest file as parseManifest gives it, `files` handed to the consumer an entry at a time so a
+ * large one is never held whole. A layout other than manifestChunks' (hand-edited) falls back to
+ * parseManifest, with a fresh consumer. Throws the read error or parseManifest's CalfeedError.
  */
 export async function scanManifest<T>(file: string, start: () => ManifestConsumer<T>): Promise<ManifestScan<T>> {
   const fast = await scanLines(file, start());

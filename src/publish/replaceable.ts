@@ -10,11 +10,7 @@ import { HEADERS_FIRST_LINE } from './headers.js';
 import { isCalfeedHead } from './manifest-read.js';
 import type { PublishedManifest } from './published-manifest.js';
 
-/**
- * Publishing replaces --out as a whole, so refuse a folder that does not look like calfeed output:
- * a typo such as `--out ~` must not delete a home folder. `published`: the build's one read of
- * --out's manifest.json, else its first bytes are read here.
- */
+/** Refuse an --out that is not calfeed output (`--out ~` must not delete a home); `published`: its manifest. */
 export async function assertReplaceable(outDir: string, published?: PublishedManifest): Promise<void> {
   let entries: string[];
   try {
