@@ -21,7 +21,7 @@ export async function manifestSha256(outDir: string): Promise<string | undefined
   return hash.digest('hex');
 }
 
-/** Why --out is not as published with a manifest.json of SHA-256 `manifest` (a short reason), if it is not. */
+/** Why --out is not as published with a manifest.json of SHA-256 `manifest` (a short reason), if so. */
 export async function outputDiffers(published: PublishedManifest, manifest: string): Promise<string | undefined> {
   const read = await published.read();
   if (read.found === 'unreadable') return `its ${paths.manifest()} is unreadable (${errno(read.error) ?? String(read.error)})`;

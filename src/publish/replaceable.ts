@@ -10,7 +10,7 @@ import { HEADERS_FIRST_LINE } from './headers.js';
 import { isCalfeedHead } from './manifest-read.js';
 import type { PublishedManifest } from './published-manifest.js';
 
-/** Refuse an --out that is not calfeed output (`--out ~` must not delete a home); `published`: its manifest. */
+/** Refuse an --out that is not calfeed output: a typo such as `--out ~` must not delete a home folder. */
 export async function assertReplaceable(outDir: string, published?: PublishedManifest): Promise<void> {
   let entries: string[];
   try {
