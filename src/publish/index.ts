@@ -35,6 +35,5 @@ export async function writeSiteMeta(
   meta: { generator: string },
 ): Promise<void> {
   await staging.write(paths.headers(), renderHeaders());
-  // Streamed from the table in 64 KB pieces: at 100,000 events the manifest is 75 MB.
   await staging.writeChunks(paths.manifest(), manifestChunks(staging.files(), calendars, meta));
 }

@@ -99,17 +99,12 @@ class ThreadWriter implements StagingWriter {
   }
 
   async stop(): Promise<void> {
-    await this.drain();
+    this.send();
+    if (!this.idle()) await new Promise<void>((resolve) => this.drained.push(resolve));
     const worker = this.worker;
     // Cleared first: the exit that follows is then known to be ours, not a failure.
     this.worker = undefined;
     if (worker) await worker.terminate();
-  }
-
-  private drain(): Promise<void> {
-    this.send();
-    if (this.idle()) return Promise.resolve();
-    return new Promise<void>((resolve) => this.drained.push(resolve));
   }
 
   private idle(): boolean {
