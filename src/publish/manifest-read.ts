@@ -50,7 +50,10 @@ export interface ManifestConsumer<T> {
  * parseManifest, with a fresh consumer. Throws the read error or parseManifest's CalfeedError.
  */
 export async function scanManifest<T>(file: string, start: () => ManifestConsumer<T>): Promise<ManifestScan<T>> {
-  const fast = await scanLines(file, start());
+  // Line by line in manifestChunks' layout; undefined as soon as the text strays from it.
+  const lines = manifestLines(start());
+  const { accepted, tail } = await readLines(file, lines.line, lines.maxPartial);
+  const fast = accepted ? lines.end(tail) : undefined;
   if (fast !== undefined) return fast;
   const manifest = parseManifest(await readFile(file, 'utf8'));
   const consumer = start();
@@ -64,13 +67,6 @@ const ENTRY_KEYS = ['path', 'kind', 'contentType', 'bytes', 'sha256'] as const;
 // A JSON string with nothing escaped: its text between the quotes is its value.
 // eslint-disable-next-line no-control-regex
 const PLAIN_STRING = /^"[^"\\\u0000-\u001f]*"$/;
-
-// The line-by-line reader: undefined as soon as the text strays from manifestChunks' layout.
-async function scanLines<T>(file: string, consumer: ManifestConsumer<T>): Promise<ManifestScan<T> | undefined> {
-  const lines = manifestLines(consumer);
-  const { accepted, tail } = await readLines(file, lines.line, lines.maxPartial);
-  return accepted ? lines.end(tail) : undefined;
-}
 
 /** What scanManifest gives: the manifest without its file list, and what the consumer made of that. */
 export interface ManifestScan<T> {
