@@ -160,7 +160,7 @@ export class DirStaging implements Staging {
     return this.indexManifest;
   }
 
-  /** See publishedFiles() in staging.ts. */
+  /** --out's files as its manifest listed them at the start; undefined without a readable manifest. */
   async publishedListing(): Promise<FileTable | undefined> {
     const index = this.index ?? (await this.publishedIndex());
     return index !== 'unknown' && this.indexManifest !== undefined ? index : undefined;

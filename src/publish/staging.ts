@@ -152,8 +152,7 @@ export async function linkKept(staging: Staging): Promise<void> {
  * into staging (every file, when unchanged ones had to be copied), and every folder of it, the
  * staging folder last. Absolute paths, made as they are read.
  */
-export function toFlush(staging: Staging): { files: Iterable<string>; folders: Iterable<string> } {
-  if (!(staging instanceof DirStaging)) return { files: [], folders: [staging.dir] };
+export function toFlush(staging: DirStaging): { files: Iterable<string>; folders: Iterable<string> } {
   return { files: writtenFiles(staging.dir, staging.files(), staging.copiedKept), folders: foldersOf(staging.dir, staging.files()) };
 }
 
@@ -174,15 +173,6 @@ function* foldersOf(dir: string, staged: FileTable): Generator<string> {
     }
   }
   yield dir;
-}
-
-/**
- * The files --out's manifest listed when the staging started (the same table it compares new
- * files with), or undefined when there was no readable manifest: publish counts removed files
- * from it instead of reading the manifest a second time.
- */
-export async function publishedFiles(staging: Staging): Promise<ReadonlyMap<string, unknown> | undefined> {
-  return staging instanceof DirStaging ? staging.publishedListing() : undefined;
 }
 
 /** Mark a staging as used up (it has become outDir): later writes throw. */

@@ -23,7 +23,7 @@ import { type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
 import { DirStaging } from './dir-staging.js';
 import { dropped } from './published.js';
 import { keepSpare } from './spare.js';
-import { linkKept, publishedFiles, sealStaging, type Staging, toFlush } from './staging.js';
+import { sealStaging, type Staging, toFlush } from './staging.js';
 import { verifyStaging } from './verify.js';
 
 export interface PublishResult {
@@ -55,7 +55,7 @@ export interface PublishOptions {
 /** Verify staging, make it durable and make it --out in one commit step; counts written/unchanged/removed. */
 export async function publish(staging: Staging, outDir: string, options: PublishOptions = {}): Promise<PublishResult> {
   const s = siblingsOf(outDir);
-  if (path.dirname(staging.dir) !== s.parent || !path.basename(staging.dir).startsWith(s.stagingPrefix)) {
+  if (!(staging instanceof DirStaging) || path.dirname(staging.dir) !== s.parent || !path.basename(staging.dir).startsWith(s.stagingPrefix)) {
     throw new CalfeedError('BUILD', `The staging folder ${staging.dir} was not created for ${s.outDir}; create it with createStaging(outDir).`);
   }
   try {
@@ -66,16 +66,16 @@ export async function publish(staging: Staging, outDir: string, options: Publish
   }
 }
 
-async function commitStaging(staging: Staging, s: Siblings, options: PublishOptions): Promise<PublishResult> {
+async function commitStaging(staging: DirStaging, s: Siblings, options: PublishOptions): Promise<PublishResult> {
   const next = staging.files();
-  await linkKept(staging);
+  await staging.linkKept();
   await verifyStaging(staging.dir, { staged: next });
   options.onStep?.('verified');
   await assertReplaceable(s.outDir);
   await carryOverDotfiles(s.outDir, staging.dir);
 
   const written = next.changedCount();
-  const previous = await publishedFiles(staging);
+  const previous = await staging.publishedListing();
   const removed = await countRemoved(s.outDir, next, previous);
 
   const flush = toFlush(staging);
@@ -153,8 +153,8 @@ interface Spare {
 // The old output can be the next build's staging when every file it shares with the new one is
 // the same file (hard links, and --out found as listed at the start: nothing else in it), and it
 // differs in at most half of them: the files written and the files gone.
-function spareOf(staging: Staging, next: FileTable, previous: ReadonlyMap<string, unknown> | undefined): Spare | undefined {
-  if (!(staging instanceof DirStaging) || staging.copiedKept || !staging.publishedRead.foundAsListed || previous === undefined) return undefined;
+function spareOf(staging: DirStaging, next: FileTable, previous: ReadonlyMap<string, unknown> | undefined): Spare | undefined {
+  if (staging.copiedKept || !staging.publishedRead.foundAsListed || previous === undefined) return undefined;
   const manifestSha256 = next.get(paths.manifest())?.sha256;
   if (manifestSha256 === undefined) return undefined;
   const stale: string[] = [];
