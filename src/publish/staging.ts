@@ -42,7 +42,7 @@ export interface Staging {
    * and the path stays claimed.
    */
   writeChunks(relPath: string, chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): Promise<void>;
-  /** Keep the published file at relPath as it is (e.g. after an HTTP 304); it is linked or moved at publish. */
+  /** Keep the published file at relPath as it is (e.g. after an HTTP 304): linked, or copied, from --out. */
   keep(relPath: string): Promise<void>;
   /** Everything staged so far: path -> { bytes, sha256, changed }. */
   files(): FileTable;
@@ -55,10 +55,7 @@ export interface Staging {
   isPublished(relPath: string, sha256?: string): Promise<boolean>;
   /** The SHA-256 (hex) --out's manifest lists for relPath; undefined when it lists none. */
   publishedHash(relPath: string): Promise<string | undefined>;
-  /**
-   * --out's manifest.json as published, without its file list (for the shrink guard); undefined
-   * when there is none or it cannot be read. Taken from the one read of it the build makes anyway.
-   */
+  /** --out's manifest.json without its file list (for the shrink guard); undefined if unreadable or none. */
   publishedManifest(): Promise<Omit<Manifest, 'files'> | undefined>;
 }
 
