@@ -4,7 +4,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { isDetailsMirrorPath, isJsonPath, isXmlPath, kindOf } from './content-types.js';
-import { bomLength, isJsonSpace } from '../json-bytes.js';
+import { bomLength, COLON, isJsonSpace } from '../json-bytes.js';
 import { isJsonText, JsonScan } from './json-check.js';
 import { xmlProblem } from './xml-check.js';
 
@@ -168,7 +168,6 @@ const ICAL_HEAD = Buffer.from('BEGIN:VCALENDAR\r\n');
 const ICAL_TAIL = Buffer.from('END:VCALENDAR\r\n');
 const BEGIN_PREFIX = Buffer.from('begin:');
 const END_PREFIX = Buffer.from('end:');
-const COLON = 0x3a;
 /** Longest BEGIN:/END: line the scan words itself; a longer one makes it unsure (ask icalProblem). */
 const MAX_MARKER_LINE = 4096;
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
 import { contentProblem } from './content-check.js';
-import { eachAtOnce, sha256, walkFiles, type WalkEntry } from './fs-util.js';
+import { eachAtOnce, errno, sha256, walkFiles, type WalkEntry } from './fs-util.js';
 import { FileTable } from './file-table.js';
 import { scanManifest } from './manifest-read.js';
 
@@ -81,9 +81,7 @@ async function manifestAgainstTable(dir: string, table: FileTable): Promise<Uint
       };
     }));
   } catch (error) {
-    if (error instanceof CalfeedError && error.message.startsWith(`Output check failed for ${manifestRel}`)) throw error;
-    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is missing' : (error as Error).message;
-    throw failure(manifestRel, why);
+    throw failure(manifestRel, unscanned(error));
   }
   if (problem !== undefined) throw problem;
   for (const relPath of table.unseen(listed)) {
@@ -200,10 +198,15 @@ async function manifestTable(dir: string, report: Report): Promise<FileTable | u
       };
     })).result;
   } catch (error) {
-    if (error instanceof CalfeedError && error.message.startsWith(`Output check failed for ${manifestRel}`)) throw error;
-    report(manifestRel, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is missing' : (error as Error).message);
+    report(manifestRel, unscanned(error));
     return undefined;
   }
+}
+
+// Why the manifest could not be scanned; a failure verify raised itself while scanning goes on as it is.
+function unscanned(error: unknown): string {
+  if (error instanceof CalfeedError && error.message.startsWith(`Output check failed for ${paths.manifest()}`)) throw error;
+  return errno(error) === 'ENOENT' ? 'it is missing' : (error as Error).message;
 }
 
 async function checkFile(relPath: string, abs: string, entry: { bytes: number; sha256: string }, report: Report): Promise<void> {
