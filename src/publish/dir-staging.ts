@@ -13,7 +13,7 @@ import { errno, sha256Digest } from './fs-util.js';
 import { KeptLinks } from './kept-links.js';
 import type { Manifest } from './manifest.js';
 import { listedSame, type PublishedIndex, publishedIndexOf, publishedSize, sameBytes } from './published.js';
-import { PublishedManifest } from './published-manifest.js';
+import type { PublishedManifest } from './published-manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
 import { SpareHold } from './spare.js';
 import type { Staging, StagingOptions } from './staging.js';
@@ -34,7 +34,6 @@ export class DirStaging implements Staging {
   private readonly checkedPublished = new Set<string>();
   private readonly links: KeptLinks;
   private closed = false;
-  readonly publishedRead: PublishedManifest;
   private published: Promise<PublishedIndex> | undefined;
   private index: PublishedIndex | undefined;
   private indexManifest: Omit<Manifest, 'files'> | undefined; // without its file list, when the index came from it
@@ -49,11 +48,11 @@ export class DirStaging implements Staging {
     readonly dir: string,
     readonly outDir: string,
     private readonly options: StagingOptions,
+    readonly publishedRead: PublishedManifest,
     notHeld?: Set<string>,
   ) {
     this.spare = notHeld && new SpareHold(dir, notHeld);
     this.claims = new StagingClaims(dir, this.staged);
-    this.publishedRead = options.published ?? new PublishedManifest(outDir);
     this.links = new KeptLinks(outDir, options.onWarning);
     this.writer = createWriter(dir, { signal: options.signal, thread: options.writerThread });
     this.writerThread = this.writer.threaded;

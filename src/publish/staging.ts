@@ -89,7 +89,7 @@ export async function createStaging(outDir: string, options: StagingOptions = {}
   try {
     const stale = await takeSpare(s, await published.read(), dir);
     if (stale === undefined) await mkdir(dir);
-    return new DirStaging(dir, s.outDir, { ...options, published }, stale);
+    return new DirStaging(dir, s.outDir, options, published, stale);
   } catch (error) {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     liveStagings.delete(dir);
