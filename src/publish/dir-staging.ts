@@ -165,7 +165,7 @@ export class DirStaging implements Staging {
     return index !== 'unknown' && this.indexManifest !== undefined ? index : undefined;
   }
 
-  /** See linkKept() in staging.ts. */
+  /** At publish, before verify: link (or copy) every deferred file from --out, making staging complete. */
   async linkKept(): Promise<void> {
     this.assertOpen('the kept files');
     // Every write has resolved by now (publish comes after them); the thread is not needed again.

@@ -137,14 +137,6 @@ export async function sameAsPublished(staging: Staging): Promise<boolean> {
 }
 
 /**
- * At publish, before verify: link (or copy) every deferred file into staging from --out, which
- * stays as it is. After this the staging folder is the complete new output.
- */
-export async function linkKept(staging: Staging): Promise<void> {
-  if (staging instanceof DirStaging) await staging.linkKept();
-}
-
-/**
  * What publish flushes to disk before the commit (durable.ts): the files whose bytes were written
  * into staging (every file, when unchanged ones had to be copied), and every folder of it, the
  * staging folder last. Absolute paths, made as they are read.

@@ -18,9 +18,11 @@ import {
   publish,
   type PublishOptions,
   type PublishResult,
+  type Staging,
   type SwapStep,
   writeSiteMeta,
 } from '../../src/publish/index.js';
+import { DirStaging } from '../../src/publish/dir-staging.js';
 import { walkFiles } from '../../src/publish/fs-util.js';
 import { scanManifest } from '../../src/publish/manifest-read.js';
 
@@ -78,6 +80,12 @@ export async function readManifest(out: string): Promise<Manifest | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** Link (or copy) the files staging kept into its folder, as publish does before verify. */
+export async function linkKept(staging: Staging): Promise<void> {
+  if (!(staging instanceof DirStaging)) throw new Error('not a staging from createStaging');
+  await staging.linkKept();
 }
 
 /** A small but complete and valid site, keyed by output path. */
