@@ -1,12 +1,10 @@
 // What a file's bytes must be for its kind: UTF-8 for text, JSON that parses, well-formed XML, a
-// plausible iCalendar stream. Staging checks each file it writes on the bytes it already holds
-// (checkOnWrite, or a ChunkCheck fed as a streamed file is written), so verify never reads a file
-// back; verifyStaging without staging's table (a folder checked on its own) reads every file and
-// calls contentProblem.
+// plausible iCalendar stream. Staging checks each file on the bytes it holds as it writes them
+// (checkOnWrite, or a ChunkCheck for a streamed file), so verify never reads a file back.
 
 import { isUtf8 } from 'node:buffer';
 import { isDetailsMirrorPath, isJsonPath, isXmlPath, kindOf } from './content-types.js';
-import { bomLength, isJsonSpace } from '../json-bytes.js';
+import { bomLength, COLON, isJsonSpace } from '../json-bytes.js';
 import { isJsonText, JsonScan } from './json-check.js';
 import { xmlProblem } from './xml-check.js';
 
@@ -18,10 +16,8 @@ export function contentProblem(relPath: string, bytes: Uint8Array): string | und
   const xml = isXmlPath(relPath);
   const ical = kindOf(relPath) === 'ical';
   if (!json && !xml && !ical) return undefined;
-  // The combined calendar.ics reaches 100 MB at 100,000 events: check it on its bytes, without a
-  // (two-byte, 200 MB) string and an array of every line; the text is decoded only to word a problem.
+  // Large files are checked on their bytes; the text is decoded only to word a problem.
   if (ical && isUtf8(bytes) && new IcalScan().push(bytes).end()) return undefined;
-  // JSON likewise (an event list's mirror is 26 MB at 100,000 events): JSON.parse only to word a problem.
   if (json && isUtf8(bytes) && isJsonText(bytes)) return undefined;
   let text: string;
   try {
@@ -46,15 +42,11 @@ export function contentProblem(relPath: string, bytes: Uint8Array): string | und
 }
 
 /**
- * The check staging runs on a file it writes (only when its bytes are new): contentProblem, except
- * for two kinds checked more cheaply, with the same wording whenever they fail.
- * - Per-event details mirrors (one per event, 100,000 at scale) are the portal's raw bytes, which
- *   the crawler has just parsed as JSON (src/http/json.ts: lossy UTF-8 decode, BOM skipped,
- *   JSON.parse) or produced with JSON.stringify. Parsing them again proves nothing new except the
- *   UTF-8 part, so they get a native UTF-8 check and a look at their first and last characters
- *   (which catches an HTML error page or a cut-off body written by some other path).
- * - manifest.json is written by calfeed from its own table, and verify reads it back entry by
- *   entry (scanManifest rejects anything that is not a manifest), so here it only has to be UTF-8.
+ * The check staging runs on a file whose bytes are new: contentProblem, with two cheaper kinds.
+ * - Details mirrors (one per event) were just parsed as JSON by the crawler (src/http/json.ts) or
+ *   made by JSON.stringify, so only UTF-8 and their first and last characters are checked (which
+ *   catches an HTML error page or a cut-off body).
+ * - manifest.json is read back entry by entry by verify (scanManifest), so here only UTF-8.
  */
 export function checkOnWrite(relPath: string, bytes: Uint8Array): string | undefined {
   const kind = kindOf(relPath);
@@ -85,9 +77,8 @@ function looksLikeJson(bytes: Uint8Array): boolean {
 
 /**
  * The write-time check of a file that arrives in chunks (Staging.writeChunks), fed every byte in
- * order. iCalendar (the combined calendar.ics reaches 100 MB), JSON (search.json, 30 MB) and the
- * manifest are checked as they pass, holding nothing; XML files need the whole text to parse and
- * are gathered.
+ * order. iCalendar, JSON and the manifest are checked as they pass, holding nothing; XML files
+ * need the whole text to parse and are gathered.
  */
 export interface ChunkCheck {
   /** The next bytes; the check copies what it keeps, so the caller may reuse the buffer. */
@@ -177,7 +168,6 @@ const ICAL_HEAD = Buffer.from('BEGIN:VCALENDAR\r\n');
 const ICAL_TAIL = Buffer.from('END:VCALENDAR\r\n');
 const BEGIN_PREFIX = Buffer.from('begin:');
 const END_PREFIX = Buffer.from('end:');
-const COLON = 0x3a;
 /** Longest BEGIN:/END: line the scan words itself; a longer one makes it unsure (ask icalProblem). */
 const MAX_MARKER_LINE = 4096;
 

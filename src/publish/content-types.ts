@@ -42,7 +42,7 @@ function extension(relPath: string): string {
 }
 
 /** True for the byte-for-byte API mirror files (extensionless JSON). */
-export function isMirrorPath(relPath: string): boolean {
+function isMirrorPath(relPath: string): boolean {
   return MIRROR.some((re) => re.test(relPath));
 }
 

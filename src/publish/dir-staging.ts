@@ -13,7 +13,7 @@ import { errno, sha256Digest } from './fs-util.js';
 import { KeptLinks } from './kept-links.js';
 import type { Manifest } from './manifest.js';
 import { listedSame, type PublishedIndex, publishedIndexOf, publishedSize, sameBytes } from './published.js';
-import { PublishedManifest } from './published-manifest.js';
+import type { PublishedManifest } from './published-manifest.js';
 import { assertSafeRelPath } from './rel-path.js';
 import { SpareHold } from './spare.js';
 import type { Staging, StagingOptions } from './staging.js';
@@ -34,7 +34,6 @@ export class DirStaging implements Staging {
   private readonly checkedPublished = new Set<string>();
   private readonly links: KeptLinks;
   private closed = false;
-  readonly publishedRead: PublishedManifest;
   private published: Promise<PublishedIndex> | undefined;
   private index: PublishedIndex | undefined;
   private indexManifest: Omit<Manifest, 'files'> | undefined; // without its file list, when the index came from it
@@ -49,11 +48,11 @@ export class DirStaging implements Staging {
     readonly dir: string,
     readonly outDir: string,
     private readonly options: StagingOptions,
+    readonly publishedRead: PublishedManifest,
     notHeld?: Set<string>,
   ) {
     this.spare = notHeld && new SpareHold(dir, notHeld);
     this.claims = new StagingClaims(dir, this.staged);
-    this.publishedRead = options.published ?? new PublishedManifest(outDir);
     this.links = new KeptLinks(outDir, options.onWarning);
     this.writer = createWriter(dir, { signal: options.signal, thread: options.writerThread });
     this.writerThread = this.writer.threaded;
@@ -72,8 +71,7 @@ export class DirStaging implements Staging {
 
   async write(relPath: string, data: string | Uint8Array): Promise<void> {
     const folder = this.claim(relPath);
-    // A large string (a combined calendar.ics: 100 MB at 100,000 events) is streamed a slice at a
-    // time instead of made into one Buffer copy of the whole text.
+    // A large string is streamed a slice at a time rather than copied into one Buffer.
     if (typeof data === 'string' && data.length >= BIG_STRING) return this.stream(relPath, folder, slicesOf(data), false);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     const index = this.index ?? (await this.publishedIndex());
@@ -85,82 +83,9 @@ export class DirStaging implements Staging {
     await this.stream(relPath, folder, chunks, Symbol.asyncIterator in chunks);
   }
 
-  keep(relPath: string): Promise<void> {
-    return this.keepListed(relPath, this.publishedRead.foundAsListed || this.checkedPublished.delete(relPath));
-  }
-
-  files(): FileTable {
-    return this.staged;
-  }
-
-  async readPublished(relPath: string): Promise<Buffer | undefined> {
-    assertSafeRelPath(relPath);
-    // Synchronous: mirror files of a few KB, where promise round trips cost more than the read.
-    // A deferred file is the published one (staging has nothing at its path yet).
-    try {
-      const staged = this.staged.has(relPath) && !this.staged.deferred(relPath);
-      return readFileSync(staged ? this.stagedPath(relPath) : this.publishedPath(relPath));
-    } catch (error) {
-      const code = errno(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;
-      throw error;
-    }
-  }
-
-  async isPublished(relPath: string, sha256?: string): Promise<boolean> {
-    const index = this.index ?? (await this.publishedIndex());
-    if (index === 'unknown') return false;
-    const size = index.sizeOf(relPath);
-    if (size === undefined || (sha256 !== undefined && !index.matches(relPath, size, sha256))) return false;
-    if (this.publishedRead.foundAsListed) return true;
-    if (publishedSize(path.join(this.outDir, relPath)) !== size) return false;
-    this.checkedPublished.add(relPath);
-    return true;
-  }
-
-  async publishedHash(relPath: string): Promise<string | undefined> {
-    const index = this.index ?? (await this.publishedIndex());
-    return index === 'unknown' ? undefined : index.get(relPath)?.sha256;
-  }
-
-  async publishedManifest(): Promise<Omit<Manifest, 'files'> | undefined> {
-    await this.publishedIndex();
-    return this.indexManifest;
-  }
-
-  /** See publishedFiles() in staging.ts. */
-  async publishedListing(): Promise<FileTable | undefined> {
-    const index = this.index ?? (await this.publishedIndex());
-    return index !== 'unknown' && this.indexManifest !== undefined ? index : undefined;
-  }
-
-  /** See linkKept() in staging.ts. */
-  async linkKept(): Promise<void> {
-    this.assertOpen('the kept files');
-    // Every write has resolved by now (publish comes after them); the thread is not needed again.
-    await this.writer.stop();
-    const index = this.index ?? (await this.publishedIndex());
-    const copying: Array<Promise<void>> = [];
-    for (const { relPath, slot, listed } of this.staged.slots()) {
-      if (!listed || !this.staged.deferredAt(slot) || this.spare?.holds(relPath, index)) continue;
-      this.claims.ensureDir(folderOf(relPath));
-      let copy: Promise<void> | undefined;
-      try {
-        copy = this.links.linkOrCopy(this.publishedPath(relPath), this.stagedPath(relPath));
-      } catch (error) {
-        throw this.missingPublished(relPath, error);
-      }
-      if (copy === undefined) continue;
-      // Copies (no hard links) go through the limiter; a batch at a time keeps the promises few.
-      copying.push(copy.catch((error: unknown) => Promise.reject(this.missingPublished(relPath, error))));
-      if (copying.length >= 256) await Promise.all(copying.splice(0));
-    }
-    await Promise.all(copying);
-    await this.spare?.dropGone(index, this.staged);
-  }
-
-  // keep(), where `checked` says the published file was already found with its listed size.
-  private async keepListed(relPath: string, checked: boolean): Promise<void> {
+  async keep(relPath: string): Promise<void> {
+    // Whether the published file was already found with its listed size.
+    const checked = this.publishedRead.foundAsListed || this.checkedPublished.delete(relPath);
     const folder = this.claim(relPath);
     const target = this.stagedPath(relPath);
     const published = this.publishedPath(relPath);
@@ -193,6 +118,76 @@ export class DirStaging implements Staging {
     const copying = this.links.linkOrCopy(published, target);
     if (copying) await copying;
     this.staged.set(relPath, bytes.length, sha256Digest(bytes), false);
+  }
+
+  files(): FileTable {
+    return this.staged;
+  }
+
+  async readPublished(relPath: string): Promise<Buffer | undefined> {
+    assertSafeRelPath(relPath);
+    // Synchronous: mirror files of a few KB, where promise round trips cost more than the read.
+    // A deferred file is the published one (staging has nothing at its path yet).
+    try {
+      const slot = this.staged.slotOf(relPath);
+      return readFileSync(slot >= 0 && !this.staged.deferredAt(slot) ? this.stagedPath(relPath) : this.publishedPath(relPath));
+    } catch (error) {
+      const code = errno(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;
+      throw error;
+    }
+  }
+
+  async isPublished(relPath: string, sha256?: string): Promise<boolean> {
+    const index = this.index ?? (await this.publishedIndex());
+    if (index === 'unknown') return false;
+    const size = index.sizeOf(relPath);
+    if (size === undefined || (sha256 !== undefined && !index.matches(relPath, size, sha256))) return false;
+    if (this.publishedRead.foundAsListed) return true;
+    if (publishedSize(path.join(this.outDir, relPath)) !== size) return false;
+    this.checkedPublished.add(relPath);
+    return true;
+  }
+
+  async publishedHash(relPath: string): Promise<string | undefined> {
+    const index = this.index ?? (await this.publishedIndex());
+    return index === 'unknown' ? undefined : index.get(relPath)?.sha256;
+  }
+
+  async publishedManifest(): Promise<Omit<Manifest, 'files'> | undefined> {
+    await this.publishedIndex();
+    return this.indexManifest;
+  }
+
+  /** --out's files as its manifest listed them at the start; undefined without a readable manifest. */
+  async publishedListing(): Promise<FileTable | undefined> {
+    const index = this.index ?? (await this.publishedIndex());
+    return index !== 'unknown' && this.indexManifest !== undefined ? index : undefined;
+  }
+
+  /** At publish, before verify: link (or copy) every deferred file from --out, making staging complete. */
+  async linkKept(): Promise<void> {
+    this.assertOpen('the kept files');
+    // Every write has resolved by now (publish comes after them); the thread is not needed again.
+    await this.writer.stop();
+    const index = this.index ?? (await this.publishedIndex());
+    const copying: Array<Promise<void>> = [];
+    for (const { relPath, slot, listed } of this.staged.slots()) {
+      if (!listed || !this.staged.deferredAt(slot) || this.spare?.holds(relPath, index)) continue;
+      this.claims.ensureDir(folderOf(relPath));
+      let copy: Promise<void> | undefined;
+      try {
+        copy = this.links.linkOrCopy(this.publishedPath(relPath), this.stagedPath(relPath));
+      } catch (error) {
+        throw this.missingPublished(relPath, error);
+      }
+      if (copy === undefined) continue;
+      // Copies (no hard links) go through the limiter; a batch at a time keeps the promises few.
+      copying.push(copy.catch((error: unknown) => Promise.reject(this.missingPublished(relPath, error))));
+      if (copying.length >= 256) await Promise.all(copying.splice(0));
+    }
+    await Promise.all(copying);
+    await this.spare?.dropGone(index, this.staged);
   }
 
   private missingPublished(relPath: string, error: unknown): unknown {

@@ -1,21 +1,16 @@
 // Making the new output durable before it becomes current, as git and restic do: a power loss
 // after the commit must not leave a published folder whose files are empty or missing. Flushed
-// (fsync) once each: every file whose bytes this build wrote, and every folder of the new output,
-// whose entries (new files, hard links, subfolders) are the rest of what a crash could lose. Files
-// hard-linked from the published output are not: their bytes reached the disk when they were
-// first written, and their new name is an entry of a flushed folder. After the commit, the parent
-// folder is flushed so the rename itself is on disk.
+// once each: every file whose bytes this build wrote and every folder of the new output (files
+// hard-linked from --out reached the disk when first written). After the commit, the parent folder
+// is flushed so the rename itself is on disk.
 //
-// On Linux all of it is one syncfs(2) of the file system (`sync -f`, coreutils or busybox: Node has
-// no binding): each fsync waits for the disk (on ext4 a cache flush), and the 40,000 of a cold
-// 10,000-event build took 20 s on a busy 2-core VM where syncfs took 0.1 s. It also flushes what
-// other programs wrote to that file system, which they would pay for later anyway. Elsewhere, or
-// when `sync -f` fails, each file and folder is flushed, several at a time in the thread pool (one
-// at a time took 40% longer; the file system joins concurrent flushes into one journal commit).
+// On Linux all of it is one syncfs(2) (`sync -f`: Node has no binding), where an fsync per file
+// waits for the disk each time. Elsewhere, or when `sync -f` fails, each file and folder is flushed,
+// several at once in the thread pool (the file system joins concurrent flushes into one commit).
 
 import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
-import { errno } from './fs-util.js';
+import { eachAtOnce, errno } from './fs-util.js';
 import { withPath } from '../io-error.js';
 
 /** fsyncs in flight at once (the thread pool runs 4 by default; the rest wait queued there). */
@@ -31,8 +26,8 @@ const UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EACCES', 'EINVAL', 'ENOTSUP', '
  */
 export async function flushAll(root: string, files: Iterable<string>, folders: Iterable<string>): Promise<void> {
   if (process.platform === 'linux' && (await syncFileSystem(root))) return;
-  await eachAtOnce(files[Symbol.iterator](), (file) => flush(file, false));
-  await eachAtOnce(folders[Symbol.iterator](), (folder) => flush(folder, true));
+  await eachAtOnce(files, IN_FLIGHT, (file) => flush(file, false));
+  await eachAtOnce(folders, IN_FLIGHT, (folder) => flush(folder, true));
 }
 
 /** syncfs(2) of the file system holding `dir`; false when `sync -f` is missing or fails. */
@@ -63,21 +58,4 @@ async function flush(target: string, folder: boolean): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-// Runs fn on each item, IN_FLIGHT at a time, pulling items as it goes (no list of promises);
-// stops taking new items after the first failure, which it throws once the others settle.
-async function eachAtOnce<T>(items: Iterator<T>, fn: (item: T) => Promise<void>): Promise<void> {
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    for (let next = items.next(); !next.done && failure === undefined; next = items.next()) {
-      try {
-        await fn(next.value);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  if (failure !== undefined) throw failure.error;
 }

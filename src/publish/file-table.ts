@@ -1,7 +1,5 @@
-// A compact table of files: path -> size, SHA-256 and two flags, for the 300,000+ files of a large
-// build. A Map of { bytes, sha256: hex } objects cost about 200 bytes a file on top of the path; here
-// a file costs its path's bytes in a StringIndex, 32 bytes of digest and 9 bytes of size and flags
-// in paged typed arrays (paged.ts), and no JavaScript object.
+// A compact table of files: path -> size, SHA-256 and flags, for the 300,000+ files of a large
+// build: paths in a StringIndex, the rest in paged typed arrays (paged.ts), no object per file.
 
 import { PagedArray } from '../paged.js';
 import { StringIndex } from '../string-index.js';
@@ -9,7 +7,6 @@ import type { StagedFile } from './staging.js';
 
 const DIGEST = 32;
 const CHANGED = 1;
-const MARKED = 2;
 const PENDING = 4;
 // Kept unchanged, with nothing on disk in staging yet: publish links it from the published copy.
 const DEFERRED = 8;
@@ -122,10 +119,7 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
     return this.problemsByPath.entries();
   }
 
-  /**
-   * A dense number for each listed file, below slotCount(), or -1: lets verify keep its own
-   * "seen" bits in a Uint8Array instead of marking this table.
-   */
+  /** A dense number for each listed file, below slotCount(), or -1: an index for per-file bits. */
   slotOf(relPath: string): number {
     return this.slot(relPath) ?? -1;
   }
@@ -150,26 +144,7 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
     for (let i = 0; i < this.count; i++) if ((this.flags.get(i) & PENDING) === 0 && seen[i] === 0) yield this.index.keyAt(i);
   }
 
-  /** Marks a file (verify uses it for "seen on disk"); false when it is not listed. */
-  mark(relPath: string): boolean {
-    const i = this.slot(relPath);
-    if (i === undefined) return false;
-    this.flags.set(i, this.flags.get(i) | MARKED);
-    return true;
-  }
-
-  /** Paths never marked, in insertion order. */
-  *unmarked(): IterableIterator<string> {
-    for (let i = 0; i < this.count; i++) if ((this.flags.get(i) & (MARKED | PENDING)) === 0) yield this.index.keyAt(i);
-  }
-
-  /** Whether a listed file is deferred: kept unchanged, and not (yet) on disk in staging. */
-  deferred(relPath: string): boolean {
-    const i = this.slot(relPath);
-    return i !== undefined && (this.flags.get(i) & DEFERRED) === DEFERRED;
-  }
-
-  /** deferred() by slotOf() number. */
+  /** Whether the file in this slot is deferred: kept unchanged, and not (yet) on disk in staging. */
   deferredAt(slot: number): boolean {
     return (this.flags.get(slot) & (DEFERRED | PENDING)) === DEFERRED;
   }
@@ -182,12 +157,6 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   /** Every path with its slot, reserved (listed: false) as well as listed ones, in insertion order. */
   *slots(): IterableIterator<{ relPath: string; slot: number; listed: boolean }> {
     for (let i = 0; i < this.count; i++) yield { relPath: this.index.keyAt(i), slot: i, listed: (this.flags.get(i) & PENDING) === 0 };
-  }
-
-  /** Whether a file is listed as changed (write) rather than kept. */
-  changed(relPath: string): boolean {
-    const i = this.slot(relPath);
-    return i !== undefined && (this.flags.get(i) & CHANGED) === CHANGED;
   }
 
   get size(): number {

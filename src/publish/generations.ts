@@ -1,15 +1,13 @@
 // Publishing through a symbolic link (--out a link): the new output becomes a numbered generation
-// folder beside the link, `.<name>.calfeed-gen-<n>`, and a new link to it is renamed over --out.
-// rename(2) replaces the link atomically, so a reader following --out finds the old site or the
-// new one, whole, at every instant. The previous generation is kept until the next successful
-// build (for readers in the middle of it, a server's open files, or a rollback by hand), then
-// removed.
+// folder beside the link, `.<name>.calfeed-gen-<n>`, and a new link to it is renamed over --out,
+// atomically, so a reader following --out finds the old site or the new one, whole. The previous
+// generation is kept until the next successful build (for readers in the middle of it, open files,
+// or a rollback by hand).
 //
-// The numbers say what each folder is, so no journal is needed: the link's target is current; the
-// highest number below it is the previous generation, kept; lower ones are older, and higher ones
-// were never linked (a build died between naming its generation and the flip). recover() removes
-// both kinds. A folder the link led to that is not a generation (the user's own, before the first
-// flip) is never removed.
+// The numbers say what each folder is, so no journal is needed: the link's target is current, the
+// highest number below it is kept; lower ones are older and higher ones were never linked (a build
+// died before the flip), and recover() removes both. A folder the link led to that is not a
+// generation (the user's own, before the first flip) is never removed.
 
 import { lstat, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';

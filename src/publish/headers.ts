@@ -8,29 +8,29 @@
 import { paths } from '../paths.js';
 import { contentTypeFor } from './content-types.js';
 
-export interface HeaderRule {
+interface HeaderRule {
   /** URL path pattern, e.g. `/event-calendar/:calendar/events`. */
   pattern: string;
   headers: Array<[name: string, value: string]>;
 }
 
 /** Feeds and mirror files change with every portal update; five minutes keeps CDNs and readers close. */
-export const CACHE_CONTROL = 'public, max-age=300';
+const CACHE_CONTROL = 'public, max-age=300';
 
 // Example ids stand in for the placeholders; the content type comes from the same table as the manifest.
 const CAL = ':calendar';
 const EV = ':event';
 const CATEGORY = ':category';
 
-function rule(pattern: string, cors: boolean): HeaderRule {
+// Every exact-path rule allows CORS: feeds and mirrors are fetched cross-origin by web feed readers
+// and the widget.
+function rule(pattern: string): HeaderRule {
   const sample = pattern.slice(1).replaceAll(CAL, 'c').replaceAll(EV, 'e').replaceAll(CATEGORY, 'k');
-  const headers: Array<[string, string]> = [['Content-Type', contentTypeFor(sample)]];
-  if (cors) headers.push(['Access-Control-Allow-Origin', '*']);
-  return { pattern, headers };
+  return { pattern, headers: [['Content-Type', contentTypeFor(sample)], ['Access-Control-Allow-Origin', '*']] };
 }
 
 /** The rules written to _headers, in order. */
-export function headerRules(): HeaderRule[] {
+function headerRules(): HeaderRule[] {
   const feeds = ['feed.json', 'rss.xml', 'atom.xml', 'calendar.ics'] as const;
   return [
     {
@@ -40,14 +40,13 @@ export function headerRules(): HeaderRule[] {
         ['X-Content-Type-Options', 'nosniff'],
       ],
     },
-    rule('/' + paths.calendarsMirror(), true),
-    rule('/' + paths.eventsMirror(CAL), true),
-    rule('/' + paths.detailsMirror(CAL, EV), true),
-    rule('/' + paths.manifest(), true),
-    // Feeds are fetched cross-origin by web feed readers and the widget, so all of them allow it.
-    ...feeds.map((name) => rule('/' + paths.site(name), true)),
-    ...feeds.map((name) => rule('/' + paths.calendar(CAL, name), true)),
-    ...feeds.map((name) => rule('/' + paths.category(CATEGORY, name), true)),
+    rule('/' + paths.calendarsMirror()),
+    rule('/' + paths.eventsMirror(CAL)),
+    rule('/' + paths.detailsMirror(CAL, EV)),
+    rule('/' + paths.manifest()),
+    ...feeds.map((name) => rule('/' + paths.site(name))),
+    ...feeds.map((name) => rule('/' + paths.calendar(CAL, name))),
+    ...feeds.map((name) => rule('/' + paths.category(CATEGORY, name))),
   ];
 }
 
@@ -61,26 +60,5 @@ export function renderHeaders(): string {
   return lines.join('\n') + '\n';
 }
 
-function patternRegExp(pattern: string): RegExp {
-  const source = pattern
-    .split('/')
-    .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${source}$`);
-}
-
 /** The first line of every _headers calfeed writes: it also tells calfeed's output from somebody else's folder. */
 export const HEADERS_FIRST_LINE = '# Response headers for Netlify and Cloudflare Pages. Written by calfeed; edits are overwritten.';
-
-/** Headers a host applying _headers sends for a URL path (for `calfeed serve` and tests); repeated names are comma-joined as the hosts do. */
-export function headersForPath(urlPath: string, rules: HeaderRule[] = headerRules()): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const r of rules) {
-    if (!patternRegExp(r.pattern).test(urlPath)) continue;
-    for (const [name, value] of r.headers) {
-      const prior = out.get(name);
-      out.set(name, prior === undefined ? value : `${prior}, ${value}`);
-    }
-  }
-  return out;
-}

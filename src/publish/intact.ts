@@ -1,8 +1,6 @@
 // Whether --out is still exactly what a build published: its manifest.json has the bytes recorded
-// then, every file the manifest lists is there with its listed size, and nothing else is (besides
-// the manifest itself and the top-level dot files publish carries over). The same standard a
-// rebuild holds a kept file to (present, listed size), applied to the whole folder at once, so a
-// rebuild that finds nothing changed, or builds the very files published, may leave --out as it is.
+// then, every file it lists is there with its listed size (the standard a kept file is held to),
+// and nothing else is (top-level dot files aside). Then a rebuild may leave --out as it is.
 
 import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync, lstatSync } from 'node:fs';
@@ -23,10 +21,7 @@ export async function manifestSha256(outDir: string): Promise<string | undefined
   return hash.digest('hex');
 }
 
-/**
- * Why --out is not as published with a manifest.json of SHA-256 `manifest` (a short reason naming
- * the first difference found), or undefined when it is. `published`: the build's one read of it.
- */
+/** Why --out is not as published with a manifest.json of SHA-256 `manifest` (a short reason), if so. */
 export async function outputDiffers(published: PublishedManifest, manifest: string): Promise<string | undefined> {
   const read = await published.read();
   if (read.found === 'unreadable') return `its ${paths.manifest()} is unreadable (${errno(read.error) ?? String(read.error)})`;

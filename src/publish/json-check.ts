@@ -1,7 +1,6 @@
-// Whether bytes are JSON, without making its values: JSON.parse of a 26 MB event list (the mirror
-// of one calendar of 100,000 events) makes its text and every object at once, about 150 MB of the
-// writer thread's heap, to be thrown away. This walks the bytes once, holding only the open
-// brackets. It answers as JSON.parse would (any depth, like V8's); a "no" is worded by JSON.parse.
+// Whether bytes are JSON, without making its values (JSON.parse of a large event list makes its
+// text and every object at once, only to throw them away). One walk over the bytes, holding only
+// the open brackets; it answers as JSON.parse would (any depth), and JSON.parse words a "no".
 
 import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, bomLength, skipJsonSpace as space } from '../json-bytes.js';
 
@@ -32,11 +31,7 @@ const AFTER = 4;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const SPACE = Buffer.from(' ');
 
-/**
- * isJsonText over bytes that arrive in chunks cut anywhere (search.json is written as it is
- * rendered: 30 MB at 100,000 events), holding only the open brackets and a token cut between two
- * chunks.
- */
+/** isJsonText over bytes in chunks cut anywhere, holding the open brackets and a token cut in two. */
 export class JsonScan {
   private readonly open: number[] = [];
   private state = VALUE;

@@ -11,10 +11,11 @@ import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { CalfeedError } from '../errors.js';
-import { ensureParent, isProcessAlive, siblingsOf, uniqueSuffix } from './siblings.js';
+import { isProcessAlive, siblingsOf, uniqueSuffix } from './siblings.js';
+import { makeDir } from '../make-dir.js';
 
 /** Locks older than this are stale whoever holds them: far longer than any real build. */
-export const DEFAULT_LOCK_MAX_AGE_MS = 6 * 60 * 60 * 1000;
+const DEFAULT_LOCK_MAX_AGE_MS = 6 * 60 * 60 * 1000;
 
 export interface LockOptions {
   /** Age after which any lock is stale (default 6 hours). */
@@ -44,7 +45,7 @@ const heldHere = new Set<string>();
 /** Take the output lock beside outDir, taking over a stale one; throws CalfeedError('LOCKED') if another build holds it. */
 export async function acquireLock(outDir: string, options: LockOptions = {}): Promise<OutputLock> {
   const s = siblingsOf(outDir);
-  await ensureParent(s);
+  await makeDir(s.parent);
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_LOCK_MAX_AGE_MS;
   const mine: Holder = {
     pid: process.pid,

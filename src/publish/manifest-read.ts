@@ -2,24 +2,12 @@
 // time for the manifests of large sites (300,000 files, 75 MB), which are never held whole.
 
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { CalfeedError } from '../errors.js';
-import { paths } from '../paths.js';
 import { readLines } from '../read-lines.js';
 import type { FileKind } from './content-types.js';
-import { readHead } from './fs-util.js';
 import type { Manifest, ManifestFile } from './manifest.js';
 
-/**
- * Whether a manifest.json was written by calfeed: the manifest renderManifest writes starts with
- * its format and generator, so its first bytes tell, without reading 300,000 file entries.
- */
-export async function isCalfeedManifest(manifest: string): Promise<boolean> {
-  const head = await readHead(manifest, 512);
-  return head !== undefined && isCalfeedHead(head);
-}
-
-/** isCalfeedManifest on a manifest's first bytes, read already (as UTF-8). */
+/** Whether a manifest.json was written by calfeed, from its first bytes: they hold format and generator. */
 export function isCalfeedHead(head: string): boolean {
   return /^\{\s*"format":\s*\d+,\s*"generator":\s*"calfeed[ "]/.test(head);
 }
@@ -50,19 +38,6 @@ export function parseManifest(text: string): Manifest {
   return m as Manifest;
 }
 
-/** The published manifest of outDir; undefined if missing or unreadable. */
-export async function readManifest(outDir: string): Promise<Manifest | undefined> {
-  try {
-    const { manifest, result } = await scanManifest(path.join(path.resolve(outDir), paths.manifest()), () => {
-      const files: ManifestFile[] = [];
-      return { add: (f) => files.push(f), done: () => files };
-    });
-    return { ...manifest, files: result };
-  } catch {
-    return undefined;
-  }
-}
-
 /** What scanManifest hands each file to; a fresh one is started if the scan has to begin again. */
 export interface ManifestConsumer<T> {
   add(file: ManifestFile): void;
@@ -70,14 +45,15 @@ export interface ManifestConsumer<T> {
 }
 
 /**
- * Reads a manifest file one file entry at a time, so a manifest of 300,000 files (75 MB) is never
- * held whole, as text or as objects: the result is what parseManifest would give, with `files`
- * passed to the consumer instead. The layout renderManifest writes is read line by line; anything
- * else (a hand-edited file) falls back to parseManifest on the whole text, with a fresh consumer.
- * Throws the file's read error (ENOENT...) or parseManifest's CalfeedError.
+ * A manifest file as parseManifest gives it, `files` handed to the consumer an entry at a time so a
+ * large one is never held whole. A layout other than manifestChunks' (hand-edited) falls back to
+ * parseManifest, with a fresh consumer. Throws the read error or parseManifest's CalfeedError.
  */
 export async function scanManifest<T>(file: string, start: () => ManifestConsumer<T>): Promise<ManifestScan<T>> {
-  const fast = await scanLines(file, start());
+  // Line by line in manifestChunks' layout; undefined as soon as the text strays from it.
+  const lines = manifestLines(start());
+  const { accepted, tail } = await readLines(file, lines.line, lines.maxPartial);
+  const fast = accepted ? lines.end(tail) : undefined;
   if (fast !== undefined) return fast;
   const manifest = parseManifest(await readFile(file, 'utf8'));
   const consumer = start();
@@ -92,20 +68,13 @@ const ENTRY_KEYS = ['path', 'kind', 'contentType', 'bytes', 'sha256'] as const;
 // eslint-disable-next-line no-control-regex
 const PLAIN_STRING = /^"[^"\\\u0000-\u001f]*"$/;
 
-// The line-by-line reader: undefined as soon as the text strays from renderManifest's layout.
-async function scanLines<T>(file: string, consumer: ManifestConsumer<T>): Promise<ManifestScan<T> | undefined> {
-  const lines = manifestLines(consumer);
-  const { accepted, tail } = await readLines(file, lines.line, lines.maxPartial);
-  return accepted ? lines.end(tail) : undefined;
-}
-
 /** What scanManifest gives: the manifest without its file list, and what the consumer made of that. */
 export interface ManifestScan<T> {
   manifest: Omit<Manifest, 'files'>;
   result: T;
 }
 
-/** A manifest in renderManifest's layout, fed a line at a time (readLines' onLine and maxPartial). */
+/** A manifest in manifestChunks' layout, fed a line at a time (readLines' onLine and maxPartial). */
 export interface ManifestLines<T> {
   /** False as soon as the text strays from the layout. */
   line(text: string): boolean;
@@ -168,7 +137,7 @@ export function manifestLines<T>(consumer: ManifestConsumer<T>): ManifestLines<T
   };
   // No line of a file entry is longer than 64 KB; the head may be.
   const maxPartial = (): number => (state === 'head' ? Infinity : 1 << 16);
-  // renderManifest ends the file with a newline; an empty files list ("files": []) is left to JSON.parse.
+  // manifestChunks ends the file with a newline; an empty files list ("files": []) is left to JSON.parse.
   const end = (tail: string): ManifestScan<T> | undefined => (state === 'end' && tail === '' ? headOf(head, consumer) : undefined);
   return { line, maxPartial, end };
 }
@@ -186,7 +155,7 @@ function headOf<T>(head: readonly string[], consumer: ManifestConsumer<T>): Mani
   return { manifest: manifest as Omit<Manifest, 'files'>, result: consumer.done() };
 }
 
-// One files[] entry in renderManifest's layout: the five keys, one a line, in order.
+// One files[] entry in manifestChunks' layout: the five keys, one a line, in order.
 function parseEntry(lines: string[], intern: (s: string) => string): ManifestFile | undefined {
   if (lines.length !== ENTRY_KEYS.length) return undefined;
   const values: unknown[] = [];

@@ -1,13 +1,13 @@
 // manifest.json: the table of contents of a published folder. It holds nothing clock-based, so an
 // unchanged build renders identical bytes and the manifest itself stays unchanged on the CDN.
-// Rendering it; reading it back is manifest-read.ts.
+// Reading it back is manifest-read.ts.
 
 import path from 'node:path';
 import { paths } from '../paths.js';
 import { contentTypeFor, type FileKind, kindOf } from './content-types.js';
 
 /** Bumped when the manifest's shape changes incompatibly. */
-export const MANIFEST_FORMAT = 1;
+const MANIFEST_FORMAT = 1;
 
 export interface ManifestFile {
   path: string;
@@ -34,49 +34,13 @@ export interface Manifest {
   files: ManifestFile[];
 }
 
-/** Render manifest.json: every file but itself (sorted by path) and per-calendar counts; no timestamps. */
-export function renderManifest(
-  files: ReadonlyMap<string, { bytes: number; sha256: string }>,
-  calendars: ReadonlyArray<{ id: string; slug: string; title: string; events: number }>,
-  meta: { generator: string },
-): string {
-  const entries: ManifestFile[] = [];
-  for (const [relPath, info] of files) {
-    if (relPath === paths.manifest()) continue;
-    entries.push({ path: relPath, kind: kindOf(relPath), contentType: contentTypeFor(relPath), bytes: info.bytes, sha256: info.sha256 });
-  }
-  // Code-unit order, not localeCompare: the same on every machine and locale.
-  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-
-  const filesBySlug = filesPerCalendar(entries.map((e) => e.path), calendars);
-
-  const manifest: Manifest = {
-    format: MANIFEST_FORMAT,
-    generator: meta.generator,
-    counts: {
-      calendars: calendars.length,
-      events: calendars.reduce((sum, cal) => sum + cal.events, 0),
-      files: entries.length,
-    },
-    calendars: calendars.map((cal) => ({
-      id: cal.id,
-      slug: cal.slug,
-      title: cal.title,
-      events: cal.events,
-      files: filesBySlug.get(cal.slug) ?? 0,
-    })),
-    files: entries,
-  };
-  return JSON.stringify(manifest, null, 2) + '\n';
-}
-
 /** Text chunks of this size (UTF-16 code units, about) make up manifestChunks. */
 const MANIFEST_CHUNK = 1 << 16;
 
 /**
- * renderManifest's exact text as chunks of about 64 K characters, for Staging.writeChunks: the
- * manifest of a 100,000-event site (75 MB) is never one string or one Buffer. The file list is
- * taken when the first chunk is asked for.
+ * manifest.json, JSON.stringify(manifest, null, 2) exactly: every file but itself, sorted by path,
+ * and per-calendar counts, no timestamps. In chunks of about 64 K characters for
+ * Staging.writeChunks, so a large manifest is never one string; the file list is taken lazily.
  */
 export function* manifestChunks(
   files: ReadonlyMap<string, { bytes: number; sha256: string }>,

@@ -1,9 +1,6 @@
 // Claims on lower-cased paths, for staging's case-insensitive collision checks: each claimed key
-// names the file that claimed it by that file's slot in the staging FileTable. A Map of path
-// strings cost about 130 bytes a claim (the key, a sliced copy of the file's path, which it also
-// kept alive, and the entry) and one claim a folder means 100,000 claims at 100,000 events: the
-// details mirror gives every event its own folder. Here a claim costs its key's UTF-8 bytes in a
-// StringIndex and five bytes of paged typed arrays, and no JavaScript object.
+// names the claiming file by its slot in the staging FileTable. There is a claim per folder (every
+// event has one), so keys live in a StringIndex and slots in paged typed arrays, no object each.
 
 import { PagedArray } from '../paged.js';
 import { StringIndex } from '../string-index.js';

@@ -1,8 +1,7 @@
 // --out's manifest.json, read once per build and shared by all that ask about the published site:
-// the up-to-date check (its SHA-256, the files and sizes it lists), the overwrite guard before
-// staging (its first bytes), staging (which files can be kept), the shrink guard (its counts) and
-// the swap (which files go). At 100,000 events it is 75 MB, so the one read hashes it, keeps its first bytes and
-// scans its entries into a compact table as the bytes go by.
+// the up-to-date check, the overwrite guard, staging, the shrink guard and the swap. It can be
+// large, so the one read hashes it, keeps its first bytes and scans its entries into a compact
+// table as the bytes go by.
 
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';

@@ -1,7 +1,5 @@
-// What --out holds, as staging compares new files with it: the table of its manifest.json (path,
-// size, SHA-256), and each published copy's size on disk. Comparing a new file's hash with the
-// manifest costs nothing, where reading every published file back cost a read per output file
-// (300,000 reads at 100,000 events).
+// What --out holds, as staging compares new files with it: its manifest.json's table (path, size,
+// SHA-256) and each published copy's size on disk, so no published file has to be read back.
 
 import { lstatSync, readFileSync } from 'node:fs';
 import { FileTable } from './file-table.js';

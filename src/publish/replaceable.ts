@@ -7,14 +7,10 @@ import { ConfigError } from '../errors.js';
 import { paths } from '../paths.js';
 import { errno, readHead } from './fs-util.js';
 import { HEADERS_FIRST_LINE } from './headers.js';
-import { isCalfeedHead, isCalfeedManifest } from './manifest-read.js';
+import { isCalfeedHead } from './manifest-read.js';
 import type { PublishedManifest } from './published-manifest.js';
 
-/**
- * Publishing replaces --out as a whole, so refuse a folder that does not look like calfeed output:
- * a typo such as `--out ~` must not delete a home folder. `published`: the build's one read of
- * --out's manifest.json, else its first bytes are read here.
- */
+/** Refuse an --out that is not calfeed output: a typo such as `--out ~` must not delete a home folder. */
 export async function assertReplaceable(outDir: string, published?: PublishedManifest): Promise<void> {
   let entries: string[];
   try {
@@ -56,12 +52,12 @@ async function isHarmless(outDir: string, name: string): Promise<boolean> {
 // calfeed's manifest.json, or (when that was damaged by hand) calfeed's _headers: either says the
 // folder is calfeed output. A web app's manifest.json says nothing.
 async function isCalfeedOutput(outDir: string, entries: readonly string[], published: PublishedManifest | undefined): Promise<boolean> {
-  if (entries.includes(paths.manifest()) && (await hasCalfeedManifest(outDir, published))) return true;
+  if (entries.includes(paths.manifest()) && isCalfeedHead((await manifestHead(outDir, published)) ?? '')) return true;
   return entries.includes(paths.headers()) && (await readHead(path.join(outDir, paths.headers()), 256))?.startsWith(HEADERS_FIRST_LINE + '\n') === true;
 }
 
-async function hasCalfeedManifest(outDir: string, published: PublishedManifest | undefined): Promise<boolean> {
-  if (published === undefined) return isCalfeedManifest(path.join(outDir, paths.manifest()));
+async function manifestHead(outDir: string, published: PublishedManifest | undefined): Promise<string | undefined> {
+  if (published === undefined) return readHead(path.join(outDir, paths.manifest()), 512);
   const read = await published.read();
-  return read.found === 'read' && isCalfeedHead(read.head);
+  return read.found === 'read' ? read.head : undefined;
 }

@@ -4,7 +4,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { lstat, readlink, realpath, stat } from 'node:fs/promises';
-import { makeDir } from '../make-dir.js';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -93,9 +92,4 @@ export function isProcessAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/** Make sure the parent folder exists (first build into a new path). */
-export async function ensureParent(s: Siblings): Promise<void> {
-  await makeDir(s.parent);
 }

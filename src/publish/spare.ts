@@ -1,9 +1,8 @@
 // The previous output, kept as the next build's staging folder. After a commit in folder mode the
 // old output shares every unchanged file with the new one (hard links), so instead of removing it
-// (30,000 unlinks and 10,000 rmdirs at 10,000 events) and making the next staging folder anew (as
-// many mkdirs and links), it is kept beside --out as `.NAME.calfeed-spare`, with a list of the
-// paths where it differs from --out: the files this build wrote and the ones it removed. The next
-// build takes it, unlinks those paths, and starts with every other file of --out already in place.
+// and making the next staging folder anew, it is kept beside --out as `.NAME.calfeed-spare`, with
+// the paths where it differs from --out (files this build wrote or removed). The next build takes
+// it, unlinks those paths, and starts with every other file of --out already in place.
 //
 // The list is tied to the output it was made against (--out's folder and its manifest.json's
 // SHA-256): a spare that does not match, or has no list, is removed. It is taken only on a file

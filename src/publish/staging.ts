@@ -1,10 +1,8 @@
-// The staging folder: the next version of --out, built beside it. Writers put every file here;
-// a file whose bytes equal the published copy (same SHA-256 and size as in --out's manifest.json)
-// is kept as that copy, so an unchanged build keeps every byte and mtime of --out and a CDN sync
-// uploads nothing. Keeping is deferred until publish: nothing is made in staging for such a file
-// during the build; publish hard-links it then from --out (or copies it with its old mtime), and
-// never moves or removes anything in --out. Only sizes and hashes stay in memory, never contents:
-// builds reach 100,000+ files.
+// The staging folder: the next version of --out, built beside it. A file whose bytes equal the
+// published copy (same SHA-256 and size as in --out's manifest.json) is kept as that copy, so an
+// unchanged build keeps every byte and mtime of --out and a CDN sync uploads nothing. Publish
+// hard-links such files from --out (or copies them with their old mtime); nothing in --out is moved
+// or removed. Only sizes and hashes stay in memory, never contents.
 
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +14,8 @@ import { dropped } from './published.js';
 import type { Manifest } from './manifest.js';
 import { PublishedManifest } from './published-manifest.js';
 import { assertReplaceable } from './replaceable.js';
-import { ensureParent, siblingsOf, uniqueSuffix } from './siblings.js';
+import { siblingsOf, uniqueSuffix } from './siblings.js';
+import { makeDir } from '../make-dir.js';
 import { keepSpare, takeSpare } from './spare.js';
 import { folderOf } from './staging-claims.js';
 import { underRoot } from './write-job.js';
@@ -38,18 +37,15 @@ export interface Staging {
   /** Write a file; identical published bytes are kept as the published file instead (bytes and mtime). */
   write(relPath: string, data: string | Uint8Array): Promise<void>;
   /**
-   * Write a file from chunks as they arrive (strings are UTF-8; a surrogate pair split between two
-   * string chunks is joined), in writes of about 64 KB, hashing on the fly: a file of any size is
-   * never held whole. Same claims, content checks and unchanged-file rule as write(): when the
-   * bytes equal the published copy, the staged file becomes a hard link to it (bytes and mtime
-   * kept; at publish for a file of less than one block). If the chunks throw, the partial file is
-   * removed and the path stays claimed.
+   * write() for a file of any size, from chunks as they arrive (strings as UTF-8, a surrogate pair
+   * split between two joined), never held whole. If the chunks throw, the partial file is removed
+   * and the path stays claimed.
    */
   writeChunks(relPath: string, chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): Promise<void>;
-  /** Keep the published file at relPath as it is (e.g. after an HTTP 304); it is linked or moved at publish. */
+  /** Keep the published file at relPath as it is (e.g. after an HTTP 304): linked, or copied, from --out. */
   keep(relPath: string): Promise<void>;
   /** Everything staged so far: path -> { bytes, sha256, changed }. */
-  files(): ReadonlyMap<string, StagedFile>;
+  files(): FileTable;
   /** Bytes of a staged file, else of the published one; undefined if neither exists. */
   readPublished(relPath: string): Promise<Buffer | undefined>;
   /**
@@ -59,10 +55,7 @@ export interface Staging {
   isPublished(relPath: string, sha256?: string): Promise<boolean>;
   /** The SHA-256 (hex) --out's manifest lists for relPath; undefined when it lists none. */
   publishedHash(relPath: string): Promise<string | undefined>;
-  /**
-   * --out's manifest.json as published, without its file list (for the shrink guard); undefined
-   * when there is none or it cannot be read. Taken from the one read of it the build makes anyway.
-   */
+  /** --out's manifest.json without its file list (for the shrink guard); undefined if unreadable or none. */
   publishedManifest(): Promise<Omit<Manifest, 'files'> | undefined>;
 }
 
@@ -87,7 +80,7 @@ export function isLiveStaging(dir: string): boolean {
 /** Start a staging folder beside outDir (same parent, so the final rename is on one file system). */
 export async function createStaging(outDir: string, options: StagingOptions = {}): Promise<Staging> {
   const s = siblingsOf(outDir);
-  await ensureParent(s);
+  await makeDir(s.parent);
   const published = options.published ?? new PublishedManifest(s.outDir);
   await assertReplaceable(s.outDir, published);
   const dir = path.join(s.parent, s.stagingPrefix + uniqueSuffix());
@@ -96,7 +89,7 @@ export async function createStaging(outDir: string, options: StagingOptions = {}
   try {
     const stale = await takeSpare(s, await published.read(), dir);
     if (stale === undefined) await mkdir(dir);
-    return new DirStaging(dir, s.outDir, { ...options, published }, stale);
+    return new DirStaging(dir, s.outDir, options, published, stale);
   } catch (error) {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     liveStagings.delete(dir);
@@ -144,20 +137,11 @@ export async function sameAsPublished(staging: Staging): Promise<boolean> {
 }
 
 /**
- * At publish, before verify: link (or copy) every deferred file into staging from --out, which
- * stays as it is. After this the staging folder is the complete new output.
- */
-export async function linkKept(staging: Staging): Promise<void> {
-  if (staging instanceof DirStaging) await staging.linkKept();
-}
-
-/**
  * What publish flushes to disk before the commit (durable.ts): the files whose bytes were written
  * into staging (every file, when unchanged ones had to be copied), and every folder of it, the
  * staging folder last. Absolute paths, made as they are read.
  */
-export function toFlush(staging: Staging): { files: Iterable<string>; folders: Iterable<string> } {
-  if (!(staging instanceof DirStaging)) return { files: [], folders: [staging.dir] };
+export function toFlush(staging: DirStaging): { files: Iterable<string>; folders: Iterable<string> } {
   return { files: writtenFiles(staging.dir, staging.files(), staging.copiedKept), folders: foldersOf(staging.dir, staging.files()) };
 }
 
@@ -178,15 +162,6 @@ function* foldersOf(dir: string, staged: FileTable): Generator<string> {
     }
   }
   yield dir;
-}
-
-/**
- * The files --out's manifest listed when the staging started (the same table it compares new
- * files with), or undefined when there was no readable manifest: publish counts removed files
- * from it instead of reading the manifest a second time.
- */
-export async function publishedFiles(staging: Staging): Promise<ReadonlyMap<string, unknown> | undefined> {
-  return staging instanceof DirStaging ? staging.publishedListing() : undefined;
 }
 
 /** Mark a staging as used up (it has become outDir): later writes throw. */

@@ -1,19 +1,13 @@
 // Making the verified staging folder the published output, in one commit step that never touches
-// the live tree before it.
-//
-// Staging is the complete new output, built beside --out: new files written, unchanged ones
-// hard-linked from --out (dir-staging.ts), nothing moved or removed in --out. It is verified, then
-// made durable (durable.ts), then made current in one step:
-// - --out a folder (the default): two renames, --out -> backup, staging -> --out. Node has no
-//   renameat2(RENAME_EXCHANGE), so for the instant between them (microseconds) --out does not exist:
-//   a server reading the folder may answer 404 then, and a process killed exactly there leaves the
-//   backup, which the next run's recover() puts back. At no other instant is a file missing.
-// - --out a symbolic link: the staging folder is renamed to a new numbered generation beside the
-//   link, and a new link to it is renamed over --out, which is atomic: a reader finds the old site
-//   or the new one, never neither (generations.ts).
+// the live tree before it. Staging is the complete new output (new files written, unchanged ones
+// hard-linked from --out); it is verified, made durable (durable.ts), then made current:
+// - --out a folder: two renames, --out -> backup, staging -> --out. Node has no
+//   renameat2(RENAME_EXCHANGE), so for an instant between them --out does not exist; a process
+//   killed exactly there leaves the backup, which the next run's recover() puts back.
+// - --out a symbolic link: staging becomes a numbered generation and a new link to it is renamed
+//   over --out, atomically (generations.ts).
 // The second rename (or the link's) is the commit point: before it --out is exactly as it was;
-// after it the new site is published, and what is left (removing the old output, flushing the
-// parent folder) can only warn, never undo it.
+// after it, what is left (removing the old output, flushing the parent) can only warn.
 
 import { renameSync } from 'node:fs';
 import { copyFile, link, lstat, readdir, rename } from 'node:fs/promises';
@@ -21,7 +15,7 @@ import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
 import { flushAll, flushFolder } from './durable.js';
-import { FileTable } from './file-table.js';
+import type { FileTable } from './file-table.js';
 import { errno, removeTree, walkFiles } from './fs-util.js';
 import { commitFailed, flipLink, isLinkMode, removeOldGenerations } from './generations.js';
 import { assertReplaceable } from './replaceable.js';
@@ -29,7 +23,7 @@ import { type Siblings, siblingsOf, uniqueSuffix } from './siblings.js';
 import { DirStaging } from './dir-staging.js';
 import { dropped } from './published.js';
 import { keepSpare } from './spare.js';
-import { linkKept, publishedFiles, sealStaging, type StagedFile, type Staging, toFlush } from './staging.js';
+import { sealStaging, type Staging, toFlush } from './staging.js';
 import { verifyStaging } from './verify.js';
 
 export interface PublishResult {
@@ -44,19 +38,15 @@ export interface PublishResult {
 }
 
 /**
- * Points of publishing, in order: staging checked, flushed to disk, the commit begins (the last
- * point a signal can stop it), the old output moved aside ('backup', folder mode) or the new
- * generation named ('generation', link mode), the new output current ('swapped').
+ * Points of publishing, in order: checked, flushed, the commit begun (the last point a signal can
+ * stop), the old output moved aside (folder mode) or the new generation named (link mode), swapped.
  */
 export type SwapStep = 'verified' | 'synced' | 'committing' | 'backup' | 'generation' | 'swapped';
 
 export interface PublishOptions {
   /** Checked up to the commit; from 'committing' on, publishing is not stopped. */
   signal?: AbortSignal;
-  /**
-   * Called after each step. An exception thrown here stops publishing on the spot, with no
-   * rollback, exactly like a crash at that point (the tests use it to prove recover()).
-   */
+  /** Called after each step; a throw stops publishing on the spot, like a crash (to test recover()). */
   onStep?: (step: SwapStep) => void;
   /** What went wrong after the commit (the new site is published all the same). */
   onWarning?: (message: string) => void;
@@ -65,7 +55,7 @@ export interface PublishOptions {
 /** Verify staging, make it durable and make it --out in one commit step; counts written/unchanged/removed. */
 export async function publish(staging: Staging, outDir: string, options: PublishOptions = {}): Promise<PublishResult> {
   const s = siblingsOf(outDir);
-  if (path.dirname(staging.dir) !== s.parent || !path.basename(staging.dir).startsWith(s.stagingPrefix)) {
+  if (!(staging instanceof DirStaging) || path.dirname(staging.dir) !== s.parent || !path.basename(staging.dir).startsWith(s.stagingPrefix)) {
     throw new CalfeedError('BUILD', `The staging folder ${staging.dir} was not created for ${s.outDir}; create it with createStaging(outDir).`);
   }
   try {
@@ -76,18 +66,16 @@ export async function publish(staging: Staging, outDir: string, options: Publish
   }
 }
 
-async function commitStaging(staging: Staging, s: Siblings, options: PublishOptions): Promise<PublishResult> {
+async function commitStaging(staging: DirStaging, s: Siblings, options: PublishOptions): Promise<PublishResult> {
   const next = staging.files();
-  await linkKept(staging);
+  await staging.linkKept();
   await verifyStaging(staging.dir, { staged: next });
   options.onStep?.('verified');
   await assertReplaceable(s.outDir);
   await carryOverDotfiles(s.outDir, staging.dir);
 
-  let written = 0;
-  if (next instanceof FileTable) written = next.changedCount();
-  else for (const info of next.values()) if (info.changed) written++;
-  const previous = await publishedFiles(staging);
+  const written = next.changedCount();
+  const previous = await staging.publishedListing();
   const removed = await countRemoved(s.outDir, next, previous);
 
   const flush = toFlush(staging);
@@ -103,9 +91,8 @@ async function commitStaging(staging: Staging, s: Siblings, options: PublishOpti
   return { written, unchanged: next.size - written, removed, files: next.size };
 }
 
-// Folder mode: --out -> backup, staging -> --out. Returns the backup (null on a first build).
-// The two renames are synchronous, back to back: no thread-pool round trip between them, so --out
-// is missing for as short a time as the platform allows.
+// Folder mode: --out -> backup, staging -> --out; the backup is null on a first build. The renames
+// are synchronous, back to back, so --out is missing for as short a time as possible.
 async function renameSwap(stagingDir: string, s: Siblings, onStep: PublishOptions['onStep']): Promise<Committed> {
   const backup = (await present(s.outDir)) ? path.join(s.parent, s.backupPrefix + uniqueSuffix()) : null;
   if (backup !== null) {
@@ -147,8 +134,6 @@ async function afterCommit(s: Siblings, done: Committed, onWarning: PublishOptio
   const warn = (what: string, error: unknown): void => onWarning?.(`The new site is published, but ${what} failed (${errno(error) ?? String(error)}).`);
   await flushFolder(s.parent).catch((error: unknown) => warn(`flushing ${s.parent} to disk`, error));
   try {
-    // 300,000 files at 100,000 events. removeTree takes each entry's type from its folder listing,
-    // where rm -r lstats every entry and tries rmdir on each folder twice.
     if (done.mode === 'folder' && done.old !== null) {
       const kept = spare();
       if (!kept || !(await keepSpare(s, done.old, kept.manifestSha256, kept.stale))) await removeTree(done.old);
@@ -168,8 +153,8 @@ interface Spare {
 // The old output can be the next build's staging when every file it shares with the new one is
 // the same file (hard links, and --out found as listed at the start: nothing else in it), and it
 // differs in at most half of them: the files written and the files gone.
-function spareOf(staging: Staging, next: FileTable | ReadonlyMap<string, StagedFile>, previous: ReadonlyMap<string, unknown> | undefined): Spare | undefined {
-  if (!(staging instanceof DirStaging) || staging.copiedKept || !staging.publishedRead.foundAsListed || !(next instanceof FileTable) || previous === undefined) return undefined;
+function spareOf(staging: DirStaging, next: FileTable, previous: ReadonlyMap<string, unknown> | undefined): Spare | undefined {
+  if (staging.copiedKept || !staging.publishedRead.foundAsListed || previous === undefined) return undefined;
   const manifestSha256 = next.get(paths.manifest())?.sha256;
   if (manifestSha256 === undefined) return undefined;
   const stale: string[] = [];
@@ -199,9 +184,8 @@ async function carryOverDotfiles(outDir: string, stagingDir: string): Promise<vo
   }
 }
 
-// Files of the current output missing from the next one. The published manifest lists them
-// without walking 100,000 folders (as staging read it: `previous`); without a readable one (first
-// build, foreign .gitkeep), walk.
+// Files of the current output missing from the next one: from the published manifest as staging
+// read it (`previous`), else (no readable manifest) by walking --out.
 async function countRemoved(outDir: string, next: ReadonlyMap<string, unknown>, previous: ReadonlyMap<string, unknown> | undefined): Promise<number> {
   const withoutManifest = next.has(paths.manifest()) ? 0 : 1;
   if (previous !== undefined) return [...dropped(previous, next)].length + withoutManifest;

@@ -1,23 +1,17 @@
 // The last check before publishing: what subscribers would get must parse, and the manifest must
-// describe exactly the files on disk. A failure here leaves --out untouched.
-//
-// Given staging's own table (publish always passes it), nothing is read back: the content checks
-// ran on each file's bytes as it was staged (content-check.ts) and their problems wait in the
-// table; the manifest is read and compared with the table entry by entry; the folder is walked
-// once, each file lstat'ed for its size. Without it (a folder checked on its own), every file is
-// read, hashed and checked.
+// describe exactly the files on disk. A failure here leaves --out untouched. Given staging's table,
+// nothing but the manifest is read back: the content checks ran as files were staged
+// (content-check.ts), and the folder is walked for sizes. Without it, every file is read and checked.
 
 import { type Dir, lstatSync, opendirSync } from 'node:fs';
-import { lstat, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
 import { contentProblem } from './content-check.js';
-import { sha256, walkFiles, type WalkEntry } from './fs-util.js';
+import { eachAtOnce, errno, sha256, walkFiles, type WalkEntry } from './fs-util.js';
 import { FileTable } from './file-table.js';
 import { scanManifest } from './manifest-read.js';
-
-export { contentProblem, icalProblem } from './content-check.js';
 
 function failure(relPath: string, problem: string): CalfeedError {
   return new CalfeedError(
@@ -28,21 +22,16 @@ function failure(relPath: string, problem: string): CalfeedError {
 }
 
 export interface VerifyOptions {
-  /**
-   * What staging recorded per file. Staging's own table (a FileTable, what Staging.files()
-   * returns) carries the content problems found as files were staged, and its sizes and hashes
-   * come from the bytes staging wrote: the folder is then checked against it without reading any
-   * file but the manifest. Any other map: files it lists as kept unchanged (hard links to the
-   * published copy) are checked by size only, every other file is read, hashed and checked.
-   */
-  staged?: ReadonlyMap<string, { bytes: number; sha256: string; changed: boolean }>;
+  /** Staging's own table (Staging.files()): its problems and sizes stand for reading the files back. */
+  staged?: FileTable;
 }
 
 /** Check a staged folder before publishing; throws CalfeedError('BUILD') naming the first bad file. */
 export async function verifyStaging(dir: string, options: VerifyOptions = {}): Promise<void> {
-  const staged = options.staged;
-  if (staged instanceof FileTable) return verifyAgainstTable(dir, staged);
-  return verifyByReading(dir, staged);
+  if (options.staged) return verifyAgainstTable(dir, options.staged);
+  await checkByReading(dir, (relPath, problem) => {
+    throw failure(relPath, problem);
+  });
 }
 
 async function verifyAgainstTable(dir: string, table: FileTable): Promise<void> {
@@ -92,9 +81,7 @@ async function manifestAgainstTable(dir: string, table: FileTable): Promise<Uint
       };
     }));
   } catch (error) {
-    if (error instanceof CalfeedError && error.message.startsWith(`Output check failed for ${manifestRel}`)) throw error;
-    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is missing' : (error as Error).message;
-    throw failure(manifestRel, why);
+    throw failure(manifestRel, unscanned(error));
   }
   if (problem !== undefined) throw problem;
   for (const relPath of table.unseen(listed)) {
@@ -105,11 +92,9 @@ async function manifestAgainstTable(dir: string, table: FileTable): Promise<Uint
 }
 
 /**
- * The folder: only regular files, each listed and of its listed size (a hard-linked unchanged
- * file has the published copy's size; one replaced or appended to since it was staged does not).
- * Depth first, with one open listing per level of the current path, each read an entry at a time:
- * neither a whole folder's listing (events/ holds 200,000 files at 100,000 events) nor the folders
- * still to visit (100,000 of the details mirrors) are held.
+ * The folder: only regular files, each listed and of its listed size (a file replaced or appended
+ * to since it was staged is not). Depth first, one open listing per level read an entry at a time,
+ * so neither a whole folder's listing nor the folders still to visit are held.
  */
 async function folderAgainstTable(dir: string, table: FileTable, listed: Uint8Array): Promise<void> {
   const manifestRel = paths.manifest();
@@ -149,12 +134,6 @@ async function folderAgainstTable(dir: string, table: FileTable, listed: Uint8Ar
 /** Where a check of a folder by reading says what is wrong; it may throw to stop at the first. */
 type Report = (relPath: string, problem: string) => void;
 
-async function verifyByReading(dir: string, staged: VerifyOptions['staged']): Promise<void> {
-  await checkByReading(dir, staged, (relPath, problem) => {
-    throw failure(relPath, problem);
-  });
-}
-
 /**
  * What is wrong with a published folder, checked against its own manifest as `calfeed verify`
  * does: every file listed is there with its size and SHA-256 and passes the content checks, and
@@ -166,7 +145,6 @@ export async function verifyPublished(dir: string, max = 20): Promise<{ files: n
   let total = 0;
   const files = await checkByReading(
     dir,
-    undefined,
     (relPath, problem) => {
       total++;
       if (problems.length < max) problems.push({ path: relPath, problem });
@@ -178,58 +156,32 @@ export async function verifyPublished(dir: string, max = 20): Promise<{ files: n
 
 // Reads the manifest, then every file of the folder, each checked against it; returns how many
 // files the manifest lists (0 when it could not be read).
-async function checkByReading(dir: string, staged: VerifyOptions['staged'], report: Report, skip?: (file: WalkEntry) => boolean): Promise<number> {
+async function checkByReading(dir: string, report: Report, skip?: (file: WalkEntry) => boolean): Promise<number> {
   const manifestRel = paths.manifest();
   const expected = await manifestTable(dir, report);
   if (expected === undefined) return 0;
-
-  // At most 16 checks at once, and the walk waits for a free slot: no promise per file is kept.
-  const limit = 16;
-  let running = 0;
-  let firstFailure: unknown;
-  let slotFreed: (() => void) | undefined;
-  const run = (task: () => Promise<void>): void => {
-    running++;
-    task()
-      .catch((error: unknown) => {
-        firstFailure ??= error;
-      })
-      .finally(() => {
-        running--;
-        const wake = slotFreed;
-        slotFreed = undefined;
-        wake?.();
-      });
-  };
-  const slot = async (below: number): Promise<void> => {
-    while (running > below) await new Promise<void>((resolve) => (slotFreed = resolve));
-  };
-  for await (const file of walkFiles(dir)) {
-    if (file.rel === manifestRel || skip?.(file)) continue;
-    if (!file.regular) {
-      report(file.rel, 'it is not a regular file (a symlink or special file)');
-      continue;
+  const seen = new Uint8Array(expected.slotCount());
+  // The listed files of the walk, each read by one of 16 checks at once.
+  const listedFiles = async function* (): AsyncGenerator<WalkEntry> {
+    for await (const file of walkFiles(dir)) {
+      if (file.rel === manifestRel || skip?.(file)) continue;
+      const listed = file.regular ? expected.slotOf(file.rel) : -1;
+      if (!file.regular) report(file.rel, 'it is not a regular file (a symlink or special file)');
+      else if (listed < 0) report(file.rel, `it is on disk but not listed in ${manifestRel}`);
+      else {
+        seen[listed] = 1;
+        yield file;
+      }
     }
-    if (!expected.mark(file.rel)) {
-      report(file.rel, `it is on disk but not listed in ${manifestRel}`);
-      continue;
-    }
-    const entry = expected.get(file.rel)!;
-    const trusted = isTrusted(staged?.get(file.rel), entry);
-    await slot(limit - 1);
-    run(() => (trusted ? checkSize(file.rel, file.abs, entry, report) : checkFile(file.rel, file.abs, entry, report)));
-  }
-  await slot(0);
-  if (firstFailure !== undefined) throw firstFailure;
-  for (const listed of expected.unmarked()) report(listed, `it is listed in ${manifestRel} but missing on disk`);
+  };
+  await eachAtOnce(listedFiles(), 16, (file) => checkFile(file.rel, file.abs, expected.get(file.rel)!, report));
+  for (const relPath of expected.unseen(seen)) report(relPath, `it is listed in ${manifestRel} but missing on disk`);
   return expected.size;
 }
 
 /** The manifest of a folder as a table; duplicates and an unreadable manifest are reported (undefined then). */
 async function manifestTable(dir: string, report: Report): Promise<FileTable | undefined> {
   const manifestRel = paths.manifest();
-  // The manifest is read an entry at a time into a compact table (at 100,000 events it lists
-  // 300,000 files: 75 MB of text, several times that as parsed objects).
   try {
     return (await scanManifest(path.join(dir, manifestRel), () => {
       const table = new FileTable();
@@ -246,20 +198,15 @@ async function manifestTable(dir: string, report: Report): Promise<FileTable | u
       };
     })).result;
   } catch (error) {
-    if (error instanceof CalfeedError && error.message.startsWith(`Output check failed for ${manifestRel}`)) throw error;
-    report(manifestRel, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is missing' : (error as Error).message);
+    report(manifestRel, unscanned(error));
     return undefined;
   }
 }
 
-
-function isTrusted(known: { bytes: number; sha256: string; changed: boolean } | undefined, entry: { bytes: number; sha256: string }): boolean {
-  return known !== undefined && !known.changed && known.sha256 === entry.sha256 && known.bytes === entry.bytes;
-}
-
-async function checkSize(relPath: string, abs: string, entry: { bytes: number }, report: Report): Promise<void> {
-  const size = (await lstat(abs)).size;
-  if (size !== entry.bytes) report(relPath, `it has ${size} bytes, the manifest says ${entry.bytes}`);
+// Why the manifest could not be scanned; a failure verify raised itself while scanning goes on as it is.
+function unscanned(error: unknown): string {
+  if (error instanceof CalfeedError && error.message.startsWith(`Output check failed for ${paths.manifest()}`)) throw error;
+  return errno(error) === 'ENOENT' ? 'it is missing' : (error as Error).message;
 }
 
 async function checkFile(relPath: string, abs: string, entry: { bytes: number; sha256: string }, report: Report): Promise<void> {

@@ -1,11 +1,7 @@
-// Staging's new files are made in a writer thread. Creating a file costs 30-200 µs of kernel time
-// on a journaling file system (more with `discard`), and a build makes 3 files and a folder per
-// event: done in the main thread, that was the largest part of its profile, ahead of parsing and
-// rendering. The main thread keeps every decision (claims, the file table, unchanged files, the
-// manifest); the thread only runs WriteJobs (write-job.ts), in the order given, a batch at a time,
-// so a file costs the main thread a copy of its bytes rather than a postMessage or a syscall.
-// Like the page pool, the thread runs only from compiled code and when there is a spare core;
-// otherwise jobs run in this thread, through the same runJob.
+// Staging's new files are made in a writer thread, so the kernel time of creating them is not the
+// main thread's. The main thread keeps every decision (claims, the file table, unchanged files, the
+// manifest); the thread only runs WriteJobs (write-job.ts) in order, a batch at a time. Like the
+// page pool, it runs only from compiled code with a spare core; else jobs run here, via runJob.
 
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -103,17 +99,12 @@ class ThreadWriter implements StagingWriter {
   }
 
   async stop(): Promise<void> {
-    await this.drain();
+    this.send();
+    if (!this.idle()) await new Promise<void>((resolve) => this.drained.push(resolve));
     const worker = this.worker;
     // Cleared first: the exit that follows is then known to be ours, not a failure.
     this.worker = undefined;
     if (worker) await worker.terminate();
-  }
-
-  private drain(): Promise<void> {
-    this.send();
-    if (this.idle()) return Promise.resolve();
-    return new Promise<void>((resolve) => this.drained.push(resolve));
   }
 
   private idle(): boolean {
@@ -141,8 +132,7 @@ class ThreadWriter implements StagingWriter {
   }
 
   private start(): Worker {
-    // A small young generation: the thread's garbage is a batch's wrappers, and a default-sized one
-    // grew to tens of MB of peak memory a 100,000-event build cannot spare.
+    // A small young generation: the thread's garbage is a batch's wrappers; a default one costs peak memory.
     const worker = new Worker(this.file, { workerData: { root: this.root } satisfies WriterThreadData, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } });
     liveThreads++;
     // An idle writer must not keep a finished (or failed) build's process alive.

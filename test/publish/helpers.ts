@@ -9,8 +9,22 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
 import { paths } from '../../src/paths.js';
-import { createStaging, publish, type PublishOptions, type PublishResult, type SwapStep, writeSiteMeta } from '../../src/publish/index.js';
+import {
+  contentTypeFor,
+  createStaging,
+  kindOf,
+  type Manifest,
+  manifestChunks,
+  publish,
+  type PublishOptions,
+  type PublishResult,
+  type Staging,
+  type SwapStep,
+  writeSiteMeta,
+} from '../../src/publish/index.js';
+import { DirStaging } from '../../src/publish/dir-staging.js';
 import { walkFiles } from '../../src/publish/fs-util.js';
+import { scanManifest } from '../../src/publish/manifest-read.js';
 
 const made: string[] = [];
 afterEach(async () => {
@@ -34,6 +48,45 @@ const rss = (title: string): string =>
   '<item><title>Talk &amp; tea</title><description><![CDATA[<p>Hello]]></description></item></channel></rss>\n';
 const ics = (summary: string): string =>
   ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calfeed//test//EN', 'BEGIN:VEVENT', 'UID:1@test', `SUMMARY:${summary}`, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+
+type ManifestArgs = Parameters<typeof manifestChunks>;
+
+/** The manifest.json text calfeed writes (manifestChunks, joined). */
+export const manifestText = (...args: ManifestArgs): string => [...manifestChunks(...args)].join('');
+
+/** The reference for manifestChunks: the whole manifest as one JSON.stringify, built independently. */
+export function renderManifest(files: ManifestArgs[0], calendars: ManifestArgs[1], meta: ManifestArgs[2]): string {
+  const listed = [...files.keys()].filter((rel) => rel !== paths.manifest()).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const under = (slug: string): number =>
+    listed.filter((rel) => rel.startsWith(paths.calendarDir(slug)) || rel.startsWith(path.posix.dirname(paths.eventsMirror(slug)) + '/')).length;
+  const manifest: Manifest = {
+    format: 1,
+    generator: meta.generator,
+    counts: { calendars: calendars.length, events: calendars.reduce((sum, cal) => sum + cal.events, 0), files: listed.length },
+    calendars: calendars.map(({ id, slug, title, events }) => ({ id, slug, title, events, files: under(slug) })),
+    files: listed.map((rel) => ({ path: rel, kind: kindOf(rel), contentType: contentTypeFor(rel), bytes: files.get(rel)!.bytes, sha256: files.get(rel)!.sha256 })),
+  };
+  return JSON.stringify(manifest, null, 2) + '\n';
+}
+
+/** The manifest published in `out`, files and all; undefined if it is missing or unreadable. */
+export async function readManifest(out: string): Promise<Manifest | undefined> {
+  try {
+    const { manifest, result } = await scanManifest(path.join(out, paths.manifest()), () => {
+      const files: Manifest['files'] = [];
+      return { add: (f) => files.push(f), done: () => files };
+    });
+    return { ...manifest, files: result };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Link (or copy) the files staging kept into its folder, as publish does before verify. */
+export async function linkKept(staging: Staging): Promise<void> {
+  if (!(staging instanceof DirStaging)) throw new Error('not a staging from createStaging');
+  await staging.linkKept();
+}
 
 /** A small but complete and valid site, keyed by output path. */
 export function sampleSite(): Record<string, string> {

@@ -1,17 +1,17 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { paths } from '../../src/paths.js';
-import { contentTypeFor, type Manifest, parseManifest, readManifest, renderManifest, shrinkReason } from '../../src/publish/index.js';
-import { build, CALENDARS, sampleSite, tempDir } from './helpers.js';
+import { contentTypeFor, type Manifest, parseManifest, shrinkReason } from '../../src/publish/index.js';
+import { build, CALENDARS, manifestText, readManifest, sampleSite, tempDir } from './helpers.js';
 
 function filesOf(site: Record<string, string>): Map<string, { bytes: number; sha256: string }> {
   return new Map(Object.entries(site).map(([rel, data]) => [rel, { bytes: Buffer.byteLength(data), sha256: 'f'.repeat(64) }]));
 }
 
-describe('renderManifest', () => {
+describe('manifest.json', () => {
   it('lists every file but itself, sorted by path, with kind, content type, size and hash', () => {
     const site = sampleSite();
-    const manifest = JSON.parse(renderManifest(filesOf({ ...site, 'manifest.json': '{}' }), CALENDARS, { generator: 'calfeed 1.2.3' })) as Manifest;
+    const manifest = JSON.parse(manifestText(filesOf({ ...site, 'manifest.json': '{}' }), CALENDARS, { generator: 'calfeed 1.2.3' })) as Manifest;
     const listed = manifest.files.map((f) => f.path);
     expect(listed).toEqual(Object.keys(site).sort());
     expect(listed).not.toContain('manifest.json');
@@ -27,7 +27,7 @@ describe('renderManifest', () => {
   });
 
   it('counts events and files per calendar (both its folders)', () => {
-    const manifest = parseManifest(renderManifest(filesOf(sampleSite()), CALENDARS, { generator: 'g' }));
+    const manifest = parseManifest(manifestText(filesOf(sampleSite()), CALENDARS, { generator: 'g' }));
     expect(manifest.counts).toEqual({ calendars: 2, events: 3, files: Object.keys(sampleSite()).length });
     // arts: events mirror, 2 details, rss, atom, calendar.ics, 1 event .ics, 1 event page
     expect(manifest.calendars).toEqual([
@@ -37,9 +37,9 @@ describe('renderManifest', () => {
   });
 
   it('is deterministic and carries no timestamps', () => {
-    const a = renderManifest(filesOf(sampleSite()), CALENDARS, { generator: 'g' });
+    const a = manifestText(filesOf(sampleSite()), CALENDARS, { generator: 'g' });
     const reversed = new Map([...filesOf(sampleSite())].reverse());
-    expect(renderManifest(reversed, CALENDARS, { generator: 'g' })).toBe(a);
+    expect(manifestText(reversed, CALENDARS, { generator: 'g' })).toBe(a);
     expect(a).not.toMatch(/\d{4}-\d{2}-\d{2}T|"(date|time|generated|built)[A-Za-z]*"/i);
     expect(a).not.toMatch(/\b1[6-9]\d{11}\b/); // epoch milliseconds
   });
@@ -52,19 +52,11 @@ describe('renderManifest', () => {
     expect(await readManifest(out)).toEqual(first);
     expect(first?.files.find((f) => f.path === '_headers')?.contentType).toBe(contentTypeFor('_headers'));
   });
-
-  it('reads back as undefined when missing or unreadable', async () => {
-    const dir = await tempDir();
-    expect(await readManifest(dir)).toBeUndefined();
-    const { writeFile } = await import('node:fs/promises');
-    await writeFile(path.join(dir, 'manifest.json'), '{"format":1}');
-    expect(await readManifest(dir)).toBeUndefined();
-  });
 });
 
 describe('shrinkReason', () => {
   const previous = parseManifest(
-    renderManifest(new Map(), [
+    manifestText(new Map(), [
       { id: 'a', slug: 'a', title: 'A', events: 60 },
       { id: 'b', slug: 'b', title: 'B', events: 40 },
     ], { generator: 'g' }),
@@ -83,7 +75,7 @@ describe('shrinkReason', () => {
   });
 
   it('never refuses when the last build had nothing', () => {
-    const empty = parseManifest(renderManifest(new Map(), [], { generator: 'g' }));
+    const empty = parseManifest(manifestText(new Map(), [], { generator: 'g' }));
     expect(shrinkReason(empty, { calendars: 0, events: 0 })).toBeUndefined();
   });
 });

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
-import { createStaging, discard, publish, readManifest, writeSiteMeta } from '../../src/publish/index.js';
-import { build, CALENDARS, sampleSite, siblingNames, snapshot, tempDir, treeHash } from './helpers.js';
+import { createStaging, discard, publish, writeSiteMeta } from '../../src/publish/index.js';
+import { build, CALENDARS, readManifest, sampleSite, siblingNames, snapshot, tempDir, treeHash } from './helpers.js';
 
 const OLD = new Date('2001-02-03T04:05:06Z');
 

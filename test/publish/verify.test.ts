@@ -6,8 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { createStaging, discard, icalProblem, type Staging, verifyStaging, writeSiteMeta, xmlProblem } from '../../src/publish/index.js';
-import { linkKept } from '../../src/publish/staging.js';
-import { build, CALENDARS, sampleSite, tempDir } from './helpers.js';
+import { build, CALENDARS, linkKept, sampleSite, tempDir } from './helpers.js';
 
 async function staged(overrides: Record<string, string> = {}): Promise<Staging> {
   const staging = await createStaging(path.join(await tempDir(), 'out'));
