@@ -11,13 +11,10 @@ import { asIoError, type IoContext } from './io-error.js';
 import { createLogger, type Logger, redactSecrets } from './log.js';
 import { VERSION } from './version.js';
 
-// A build keeps little alive per event but makes a lot of short-lived text (pages, feeds, JSON).
-// On a machine with plenty of memory V8 lets the heap grow to several times what is live before
-// it collects (1.1 GB peak at 100,000 events, most of it garbage); letting the heap grow by at most
-// half of what survived each full collection keeps the peak near what is needed, at about the same
-// CPU (docs/performance.md). Process-wide, so the command sets it, not the library; V8 reads it
-// each time it sets a new heap limit, and Node keeps V8 flags writable for exactly this call. A
-// value given to node itself (node --heap-growing-percent=N; NODE_OPTIONS may not hold it) is left alone.
+// A build makes much short-lived text; letting the heap grow by at most half of what survived each
+// full collection keeps its peak near what is live (docs/performance.md). Process-wide, so the
+// command sets it; V8 reads it at each new heap limit, so setting it now works. A value given to
+// node itself (NODE_OPTIONS may not hold it) is left alone.
 if (!process.execArgv.some((arg) => /heap[-_]growing[-_]percent/.test(arg))) {
   setFlagsFromString('--heap-growing-percent=50');
 }
@@ -81,17 +78,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'demo-server': {
       const { runDemoServer } = await import('./demo/cli.js');
-      const portal = await runDemoServer(
-        {
-          port: config.demo.port,
-          dialect: config.demo.dialect,
-          faults: config.demo.faults,
-          latencyMs: config.demo.latencyMs,
-          calendars: config.demo.calendars,
-          eventsPerCalendar: config.demo.eventsPerCalendar,
-        },
-        process.stdout,
-      );
+      const portal = await runDemoServer(config.demo, process.stdout);
       await waitForSignal();
       await portal.close();
       return 0;
