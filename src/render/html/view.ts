@@ -246,11 +246,8 @@ export interface CalendarShared {
   calendar: { title: string; href: string; timeZone: string };
 }
 
-// Remembered in ctx.calendarShared, keyed by slug, not by the Calendar object: in a page worker
-// every job brings its own copy of the calendar, so an object key never matched there and every
-// event page rebuilt its links. The entry is checked against every other input above before it is
-// used, so a stale one is never served.
-// More calendars than a portal has; past it the cache starts over rather than grow without bound.
+// Keyed by slug, not by the Calendar object: a page worker's jobs each bring their own copy. An
+// entry is checked against every other input before use. Past MAX_SHARED the cache starts over.
 const MAX_SHARED = 4096;
 
 function calendarShared(c: Scope, cal: Calendar): CalendarShared {
@@ -301,22 +298,10 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
   return {
     page: shared
       ? {
-          lang: shared.page.lang,
-          locale: shared.page.locale,
+          ...shared.page,
           title: siteTitled(title, site),
-          siteTitle: shared.page.siteTitle,
           description: summary(ctx, e.description) ?? null,
-          home: shared.page.home,
-          stylesheet: shared.page.stylesheet,
-          script: shared.page.script,
           canonical: absoluteUrl(site.siteUrl, file),
-          generator: shared.page.generator,
-          logo: shared.page.logo,
-          primaryColor: shared.page.primaryColor,
-          crumbs: shared.page.crumbs,
-          headerLinks: shared.page.headerLinks,
-          footerLinks: shared.page.footerLinks,
-          alternates: shared.page.alternates,
           image: safeHttpUrl(ctx, e.image),
         }
       : { ...page(c, file, title, subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(ctx, e.description)), image: safeHttpUrl(ctx, e.image) },
