@@ -7,7 +7,7 @@ import type { Calendar, Category, ListEvent, SiteContext } from '../../model.js'
 import { categoryKey, categorySlug, paths } from '../../paths.js';
 import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
-import { item, groupEvents, type DayList } from './days.js';
+import { item, groupPositions, type DayList } from './days.js';
 import { dayKeyOf, eventDayKey, nextDayKeyAt, safeZone } from './format.js';
 import { relHref, subscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
@@ -57,10 +57,11 @@ function categoryDays(c: Scope, calendars: readonly Calendar[], events: readonly
   const dayOf = (e: ListEvent): string => eventDayKey(ctx, e.when, zone);
   const known = events.map((e, i) => ({ e, i, day: dayOf(e) })).filter(({ e }) => byId.has(e.calendarId));
   known.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.i - b.i));
-  return groupEvents(c, known.map(({ e }) => e), zone, today, (e) => {
+  return groupPositions(c, known.map(({ day }) => day), today, (at) => at.map((i) => {
+    const { e } = known[i]!;
     const cal = byId.get(e.calendarId)!;
     return { ...item(c, cal, e, zoneOf(ctx, cal, site), file, today), calendar: { title: cal.title, href: relHref(file, paths.calendar(cal.slug, 'index.html')) } };
-  });
+  }));
 }
 
 /** The view of categories/index.html: every category with its upcoming count, by name. */
