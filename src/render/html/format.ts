@@ -41,17 +41,9 @@ function firstValidLocale(list: string): string {
 // constant option objects below, so ctx.pageFormatters is keyed by their identity, then locale and zone.
 function formatter(ctx: RenderContext, locale: string, timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   let byPlace = ctx.pageFormatters.get(options);
-  if (!byPlace) {
-    byPlace = new Map();
-    ctx.pageFormatters.set(options, byPlace);
-  }
-  const key = `${locale}|${timeZone}`;
-  let f = byPlace.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat(locale, { ...options, timeZone });
-    byPlace.set(key, f);
-  }
-  return f;
+  if (!byPlace) ctx.pageFormatters.set(options, (byPlace = new Map()));
+  const make = (): Intl.DateTimeFormat => new Intl.DateTimeFormat(locale, { ...options, timeZone });
+  return remember(byPlace, `${locale}|${timeZone}`, Infinity, make);
 }
 
 const DAY_KEY: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit', calendar: 'iso8601', numberingSystem: 'latn' };
@@ -61,46 +53,25 @@ const TIME_SAME_DAY: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-
 const TIME_MULTI_DAY: Intl.DateTimeFormatOptions = { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
 const LONG_WHEN: Intl.DateTimeFormatOptions = { dateStyle: 'full', timeStyle: 'short' };
 
-// formatRange costs ten times what format does (ICU builds an interval pattern each call), and
-// events repeat the same times of day and the same days: labels are remembered per input
-// (ctx.pageLabels).
+// formatRange costs ten times what format does, and events repeat the same times of day and the
+// same days: labels are remembered per input (ctx.pageLabels).
 const DAY_MS = 86_400_000;
 
-// All-day events share few distinct dates, and each is converted for the list, the page and the
-// JSON-LD: midnights are remembered per zone and date (ctx.dayStarts, ctx.dayEnds; bounded, as
-// dates come from portal data).
+// All-day events share few distinct dates, each converted for the list, the page and the JSON-LD:
+// midnights are remembered per zone and date (bounded, as dates come from portal data).
 function midnight(cache: Map<string, Map<string, number>>, zone: string, isoDate: string, end: boolean): number {
-  let byDate = cache.get(zone);
-  if (byDate === undefined) {
-    if (cache.size >= 1000) cache.clear();
-    byDate = new Map();
-    cache.set(zone, byDate);
-  }
-  let ms = byDate.get(isoDate);
-  if (ms === undefined) {
+  return remember(remember(cache, zone, 1000, () => new Map()), isoDate, 50_000, () => {
     const midnight = DateTime.fromISO(isoDate, { zone }).startOf('day');
-    ms = (end ? midnight.plus({ days: 1 }) : midnight).toMillis();
-    if (byDate.size >= 50_000) byDate.clear();
-    byDate.set(isoDate, ms);
-  }
-  return ms;
-}
-
-/** Epoch ms of midnight starting an ISO date in a zone. */
-function dayStart(ctx: RenderContext, isoDate: string, zone: string): number {
-  return midnight(ctx.dayStarts, zone, isoDate, false);
-}
-
-/** Epoch ms of midnight ending an ISO date in a zone (NaN when the date does not parse). */
-function dayEnd(ctx: RenderContext, isoDate: string, zone: string): number {
-  return midnight(ctx.dayEnds, zone, isoDate, true);
+    return (end ? midnight.plus({ days: 1 }) : midnight).toMillis();
+  });
 }
 
 /** The instant range an event occupies; an all-day event runs to midnight after its last day. */
 export function eventSpan(ctx: RenderContext, when: EventWhen, zone: string): { start: number; end: number } {
   if (when.kind === 'timed') return { start: when.start, end: when.end ?? when.start };
-  const start = dayStart(ctx, when.startDate, zone);
-  const end = dayEnd(ctx, when.endDate, zone);
+  const start = midnight(ctx.dayStarts, zone, when.startDate, false);
+  // NaN when the date does not parse.
+  const end = midnight(ctx.dayEnds, zone, when.endDate, true);
   return { start, end: Number.isFinite(end) ? end : start + DAY_MS };
 }
 

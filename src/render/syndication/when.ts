@@ -14,11 +14,7 @@ export function zoneLookup(calendars: Calendar[], site: SiteContext): (event: Ca
   return (event) => zones.get(event.calendarId) ?? site.timeZone;
 }
 
-// Zone conversion (luxon asks Intl for offsets) is the slowest step of rendering a big calendar,
-// and all-day events share few distinct dates, so midnights are memoized per (date, zone)
-// (ctx.feedMidnights).
-
-/** Midnight starting a `YYYY-MM-DD` day in a zone, epoch ms. */
+/** Midnight starting a `YYYY-MM-DD` day in a zone, epoch ms (remembered: all-day events share few dates). */
 function dayStart(ctx: RenderContext, date: string, zone: string): number {
   return remember(ctx.feedMidnights, date + ' ' + zone, 50_000, () => {
     const dt = DateTime.fromISO(date, { zone });
@@ -70,19 +66,14 @@ function compareStrings(a: string, b: string): number {
 
 /** A remembered Intl formatter; an invalid locale or zone falls back to en / UTC instead of throwing. */
 function formatter(ctx: RenderContext, locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  const key = locale + JSON.stringify(options);
-  let f = ctx.feedFormatters.get(key);
-  if (!f) {
+  return remember(ctx.feedFormatters, locale + JSON.stringify(options), Infinity, () => {
     try {
-      f = new Intl.DateTimeFormat(locale, options);
+      return new Intl.DateTimeFormat(locale, options);
     } catch {
-      f = new Intl.DateTimeFormat('en', { ...options, timeZone: options.timeZone && isZone(ctx, options.timeZone) ? options.timeZone : 'UTC' });
+      return new Intl.DateTimeFormat('en', { ...options, timeZone: options.timeZone && isZone(ctx, options.timeZone) ? options.timeZone : 'UTC' });
     }
-    ctx.feedFormatters.set(key, f);
-  }
-  return f;
+  });
 }
-
 
 // The same event is labelled in its calendar's feeds and in the combined ones (formatRange costs
 // ten times what format does): labels are remembered per input (ctx.feedLabels).
