@@ -7,7 +7,7 @@ import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import { htmlToText } from '../text.js';
-import { eventSpan, isoInZone } from './format.js';
+import { isoInZone } from './format.js';
 import { safeHttpUrl } from './links.js';
 
 /** JSON text that is safe to place verbatim inside an HTML <script> element. */
@@ -18,15 +18,9 @@ export function escapeJsonForScript(json: string): string {
 /** The schema.org Event object for one event (plain data; see eventJsonLd for the script text). */
 export function eventSchema(ctx: RenderContext, cal: Calendar, e: FeedEvent, siteUrl: string, zone: string): Record<string, unknown> {
   const when = e.when;
-  let startDate: string;
-  let endDate: string | undefined;
-  if (when.kind === 'allDay') {
-    startDate = when.startDate;
-    endDate = when.endDate;
-  } else {
-    startDate = isoInZone(ctx, when.start, zone);
-    endDate = when.end === undefined ? undefined : isoInZone(ctx, eventSpan(ctx, when, zone).end, zone);
-  }
+  const startDate = when.kind === 'allDay' ? when.startDate : isoInZone(ctx, when.start, zone);
+  const endDate =
+    when.kind === 'allDay' ? when.endDate : when.end === undefined ? undefined : isoInZone(ctx, when.end, zone);
   const schema: Record<string, unknown> = {
     '@context': 'https://schema.org',
     '@type': 'Event',
