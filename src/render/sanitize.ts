@@ -99,9 +99,8 @@ function textToHtml(text: string): string {
 
 /** Clean untrusted portal HTML with calfeed's allowlist: no script/style/iframe/object/embed/form/input/svg/math, no event-handler or style attributes, only http(s)/mailto/tel URLs (relative URLs resolved against baseUrl when given, else dropped), links get rel="noopener nofollow ugc". Plain text (no tags) is escaped and newlines become <br>/<p>. Control and XML-illegal characters removed. */
 export function sanitizeHtml(ctx: RenderContext, html: string, baseUrl?: string): string {
+  // Remembered: a description is cleaned for its event page and again for its calendar's feeds.
   // Keyed by base and HTML; the length prefix keeps any two (base, html) pairs apart.
-  // The same description is cleaned for the event page and again for its calendar's feeds (the
-  // calendar's job, right after its events): answers are remembered (ctx.sanitized).
   const base = baseUrl ?? '';
   return ctx.sanitized.get(`${baseUrl === undefined ? '-' : base.length}:${base}${html}`, () => clean(ctx, html, baseUrl));
 }
@@ -114,10 +113,8 @@ function optionsFor(ctx: RenderContext, baseUrl: string | undefined): sanitize.I
 
 function clean(ctx: RenderContext, html: string, baseUrl: string | undefined): string {
   const input = stripControl(html);
-  if (!looksLikeHtml(input)) {
-    // Plain text may still carry entities ("Talks &amp; labs"): let the sanitizer decode and
-    // re-encode them, so text and HTML descriptions come out encoded the same way.
-    return stripControl(sanitize(textToHtml(input).replace(/&amp;/g, '&'), optionsFor(ctx, baseUrl)));
-  }
-  return stripControl(sanitize(input, optionsFor(ctx, baseUrl)));
+  // Plain text may still carry entities ("Talks &amp; labs"): let the sanitizer decode and
+  // re-encode them, so text and HTML descriptions come out encoded the same way.
+  const markup = looksLikeHtml(input) ? input : textToHtml(input).replace(/&amp;/g, '&');
+  return stripControl(sanitize(markup, optionsFor(ctx, baseUrl)));
 }

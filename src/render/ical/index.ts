@@ -107,10 +107,7 @@ export function veventText(ctx: RenderContext, event: FeedEvent, site: SiteConte
  * and one VEVENT. `vevent` is veventText(ctx, event, site) when the caller has it already.
  */
 export function renderEventIcs(ctx: RenderContext, _cal: Calendar, event: FeedEvent, site: SiteContext, vevent = veventText(ctx, event, site)): string {
-  const lines = [
-    ...preamble(site),
-    // No X-WR-CALNAME here: with it, Outlook and Apple Calendar offer to create a new calendar
-    // for a single event instead of adding the event to one the user already has.
-  ];
-  return serialize(lines) + vevent + ICS_FOOTER;
+  // No X-WR-CALNAME here: with it, Outlook and Apple Calendar offer to create a new calendar
+  // for a single event instead of adding the event to one the user already has.
+  return serialize(preamble(site)) + vevent + ICS_FOOTER;
 }
