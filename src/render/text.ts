@@ -73,9 +73,7 @@ function linkText(text: string, href: string | undefined): string {
 
 /** HTML -> plain text for iCalendar and summaries: block elements become line breaks, lists become "- " lines, links kept as "text (url)" (just the url when the text equals it), entities decoded, whitespace collapsed, control characters removed. */
 export function htmlToText(ctx: RenderContext, html: string): string {
-  // One description is converted for its page summary, its JSON-LD and its .ics (one render job)
-  // and for its calendar's feeds (the calendar's job, right after its events): the answers are
-  // remembered (ctx.plainText).
+  // Remembered: a description is converted by its event's render job and again by its calendar's.
   return ctx.plainText.get(html, convertHtmlToText);
 }
 
@@ -186,12 +184,8 @@ function keepLines(text: string): string {
 const SPACE_TAB = /[ \t]+/g;
 
 /**
- * The converted text's final layout, in one pass over its lines: each line's runs of spaces and
- * tabs become one space and the line is trimmed; more than one blank line in a row becomes one;
- * blank lines at either end go. The same as
- * out.split('\n').map((l) => l.replace(/[ \t]+/g, ' ').trim()).join('\n').replace(/\n{3,}/g, '\n\n').trim(),
- * without its arrays and regex passes. (Collapsing before trimming or after gives the same line:
- * a run of spaces at either end is trimmed either way.)
+ * The converted text's final layout in one pass, without arrays: the same as
+ * out.split('\n').map((l) => l.replace(/[ \t]+/g, ' ').trim()).join('\n').replace(/\n{3,}/g, '\n\n').trim().
  */
 function tidyLines(out: string): string {
   let result = '';

@@ -186,10 +186,8 @@ export function formatLongWhen(ctx: RenderContext, when: EventWhen, zone: string
   if (when.kind === 'allDay') return formatDateRange(ctx, when.startDate, when.endDate, locale, 'full');
   const start = when.start;
   const end = when.end ?? start;
-  // The label shows wall-clock fields only (no zone name), so it is made from the two wall times
-  // placed in UTC, as formatListTime does, where same-day ranges can be composed from remembered
-  // parts (../range.ts). (Not when the end's wall time is before the start's: an hour repeated
-  // when clocks go back.)
+  // Wall-clock fields only, so made from the two wall times placed in UTC, where same-day ranges
+  // compose from remembered parts (../range.ts); not when the end's wall time is before the start's.
   const from = wallMs(ctx, zone, start);
   const to = end === start ? from : wallMs(ctx, zone, end);
   if (from && to && to.wall >= from.wall) {
@@ -217,8 +215,7 @@ export function isoInZone(ctx: RenderContext, ms: number, zone: string): string 
   // What luxon's toISO({ suppressMilliseconds: true }) writes, from the remembered offset.
   const local = wallMs(ctx, zone, ms);
   if (local) {
-    // YYYY-MM-DDTHH:mm:ss, and .sss when there are milliseconds (toISOString's fields; these
-    // years have four digits), from the fields rather than by cutting toISOString(), which costs more.
+    // YYYY-MM-DDTHH:mm:ss, and .sss when there are milliseconds (these years have four digits).
     const d = new Date(local.wall);
     const milliseconds = d.getUTCMilliseconds();
     const head =

@@ -1,7 +1,6 @@
-// The home page's view (and the 404 page's, the other page of the site root): the soonest upcoming events of every calendar (featured ones first, then
-// today, this week and later, by day in the site's zone), and the calendars with their counts and
-// subscribe links. Its events are chosen by the build (the first HOME_CANDIDATES upcoming across
-// calendars, as the combined feeds choose theirs); this only arranges them.
+// The home page's view (and the 404 page's): the soonest upcoming events of every calendar
+// (featured ones first, then today, this week and later, by day in the site's zone), and the
+// calendars with their counts and subscribe links. The build chooses the events; this arranges them.
 
 import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../../model.js';
 import { selectFeedEvents } from '../syndication/index.js';

@@ -1,9 +1,7 @@
-// Search and filters without a server: search.json, the index page.js searches in the browser,
-// and what the home and calendar pages give their search form. The index lists every upcoming
-// event (as calendar pages count them) of every listed calendar in start order, with the few
-// fields a result shows or is matched on; descriptions as plain text, cut as a page's meta
-// description is. It is rendered in pieces from batches of events, so a site of 100,000 events
-// never holds its index, or its events, whole.
+// Search without a server: search.json, the index page.js searches in the browser, and what the
+// home and calendar pages give their search form. The index lists every upcoming event in start
+// order with the few fields a result shows or is matched on, rendered in pieces from batches of
+// events, so a big site never holds its index, or its events, whole.
 
 import { isCancelled, type Calendar, type FeedEvent, type SiteContext } from '../../model.js';
 import { categoryKey, categorySlug, paths } from '../../paths.js';

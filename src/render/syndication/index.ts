@@ -1,18 +1,11 @@
-// RSS 2.0, Atom 1.0 and JSON Feed 1.1 through the `feed` package (v6), with its gaps closed here.
-// What feed 6 does that we work around (see node_modules/feed/lib/feed.js):
-// - it falls back to new Date() for feed dates: we always pass `updated`, taken from the data;
-// - RSS pubDate prefers `published` over `date`: the RSS feed gets items without `published`, so
-//   pubDate is when the event was published or last changed (eventStamp);
-// - Atom ids go through new URL(): we give a urn:uuid derived from the UID (a valid IRI, stable);
-// - titles and summaries are CDATA marked type="html", and xml-js escapes only the first "]]>" in
-//   CDATA: we pass HTML-escaped titles and bodies in which no "]]>" can remain;
-// - attribute values get only '&' and '"' escaped, so a '<' in a category would break the XML: we
-//   drop '<' from category names;
-// - it types an Atom image link by the URL's extension ("image//x" without one, "image/jpg"): only
-//   URLs with a known image extension get one, its type mended; RSS enclosures get our type;
-// - it writes JSON Feed version 1 and ignores `language`: we write JSON Feed 1.1 ourselves, its
-//   members in feed's order (ids, plain-text titles, `authors`, `language`, and the `_calfeed`
-//   extension for widget.js).
+// RSS 2.0, Atom 1.0 and JSON Feed 1.1 through the `feed` package (v6), with its gaps closed here:
+// - it falls back to new Date() for feed dates: we always pass `updated`, from the data;
+// - RSS pubDate prefers `published`: RSS items get none, so pubDate is eventStamp;
+// - Atom ids go through new URL(): we give a urn:uuid derived from the UID (stable);
+// - xml-js escapes only the first "]]>" in CDATA: titles and bodies are HTML-escaped, with none left;
+// - attribute values get only '&' and '"' escaped: '<' is dropped from category names;
+// - Atom image links are typed by the URL's extension: only known ones go there, the type mended;
+// - it writes JSON Feed 1 and ignores `language`: we write 1.1 ourselves, in feed's member order.
 
 import { createHash } from 'node:crypto';
 import { Feed, type Item } from 'feed';
@@ -147,8 +140,7 @@ function feedItem(ctx: RenderContext, { event, uid, title: itemText, body, image
 }
 
 /**
- * JSON Feed 1.1, made here rather than from feed's version-1 output (which would be parsed and
- * written again): its members in the order feed 6 writes them, with plain-text titles, `authors`,
+ * JSON Feed 1.1, its members in the order feed 6 writes them, with plain-text titles, `authors`,
  * `language` and the _calfeed extension added. `items` are jsonFeedItem()'s.
  */
 function jsonFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], items: readonly string[], site: SiteContext, text: PageText): string {
