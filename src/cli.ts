@@ -114,10 +114,9 @@ function waitForSignal(): Promise<void> {
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 /**
- * `calfeed build`, and what a signal does to it. Before the commit point a signal stops it (exit
- * 130/143, --out as it was); a second one exits at once. From the commit step on, signals no
- * longer cancel anything: the new site is published, the state saved, and the exit is 0. Every
- * exit prints the --json object when --json is set.
+ * `calfeed build`. Before the commit point a signal stops it (exit 130/143, --out as it was); a
+ * second one exits at once. From the commit step on, signals cancel nothing: the new site is
+ * published, the state saved, and the exit is 0. Every exit prints the --json object if asked.
  */
 async function buildCommand(loaded: LoadedConfig, log: Logger): Promise<number> {
   const { config } = loaded;

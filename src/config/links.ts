@@ -6,11 +6,7 @@
 import { ConfigError } from '../errors.js';
 import type { SiteLink } from '../model.js';
 
-/**
- * The links a value holds: an array (repeated flags, the config file) of "LABEL=URL" or
- * { label, url }; a string (env) that is a JSON array of those, or one a line. Throws a
- * ConfigError naming `source` and what is wrong.
- */
+/** The links a flag, env or file value holds (see above); throws a ConfigError naming `source`. */
 export function parseLinks(raw: unknown, source: string): SiteLink[] {
   const links = linksOf(raw);
   if (typeof links === 'string') throw new ConfigError(`${source}: ${links}`);

@@ -25,10 +25,9 @@ const DROP_WITH_CONTENT = [
 ];
 
 /**
- * Resolve a URL attribute: absolute http(s)/mailto/tel stays; relative resolves against baseUrl when
- * given; anything else (javascript:, data:, vbscript:, unparseable, relative without a base) is
- * undefined so the attribute is dropped. new URL() also strips the tabs and newlines that
- * "jav&#9;ascript:" tricks rely on, so the scheme we check is the one a browser would see.
+ * A URL attribute resolved (against baseUrl when given), or undefined to drop it unless its scheme
+ * is allowed. new URL() strips the tabs and newlines "jav&#9;ascript:" tricks rely on, so the
+ * scheme checked is the one a browser would see.
  */
 function safeUrl(value: string | undefined, baseUrl: string | undefined, schemes: string[]): string | undefined {
   if (value === undefined) return undefined;

@@ -46,9 +46,8 @@ export function isUniversalZone(ctx: RenderContext, name: string): boolean {
 }
 
 /**
- * Wall-clock fields of an instant in a zone, as epoch ms of the same wall time in UTC (read them
- * with getUTC*), or undefined outside the years 1900-9999 or for offsets that are not whole minutes
- * (local mean time before 1900), where callers fall back to luxon or Intl.
+ * An instant's wall time in a zone as epoch ms of the same wall time in UTC (read with getUTC*);
+ * undefined outside 1900-9999 or for offsets not in whole minutes (callers fall back to luxon/Intl).
  */
 export function wallMs(ctx: RenderContext, name: string, ms: number): { wall: number; offset: number } | undefined {
   const offset = offsetMinutes(ctx, name, ms);

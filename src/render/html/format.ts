@@ -100,9 +100,8 @@ export function splitPositions(ctx: RenderContext, events: Iterable<Pick<FeedEve
 }
 
 /**
- * Whether a calendar page lists an event with this span (eventSpan) among upcoming events now,
- * rather than among past ones: it has not ended, or (no end) not started. The build reads it too,
- * from spooled spans, for index.html's counts.
+ * Whether a calendar page lists an event with this span (eventSpan) as upcoming now: it has not
+ * ended, or (no end) not started. The build reads it too, for index.html's counts.
  */
 export function isUpcoming(span: { start: number; end: number }, clock: Clock): boolean {
   // Upcoming while now < end or now <= start: until both are false.
@@ -110,9 +109,8 @@ export function isUpcoming(span: { start: number; end: number }, clock: Clock): 
 }
 
 /**
- * The first instant after `now` whose dayKeyOf in `zone` differs from now's: the next midnight,
- * found with dayKeyOf itself (so it agrees with it across DST changes and odd zones) by halving
- * the two days after `now`, within which a zone's date always changes.
+ * The next midnight after `now` in `zone`, found by halving the next two days with dayKeyOf itself,
+ * so it agrees with it across DST changes and odd zones.
  */
 export function nextDayKeyAt(ctx: RenderContext, now: number, zone: string): number {
   const today = dayKeyOf(ctx, now, zone);

@@ -21,9 +21,8 @@ export type { CategoryCount } from './category.js';
 
 export interface HtmlRenderer {
   /**
-   * index.html: the soonest upcoming events (of `events`: the first HOME_CANDIDATES upcoming of
-   * every calendar, by start), every calendar with its upcoming-events count (see upcomingCount)
-   * and subscribe links.
+   * index.html: the soonest of `events` (the first HOME_CANDIDATES upcoming, by start), and every
+   * calendar with its upcoming count (upcomingCount) and subscribe links.
    */
   index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], categories: readonly CategoryCount[], site: SiteContext): string;
   /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
@@ -61,11 +60,7 @@ export const ASSET_FILES = ['style.css', 'widget.js', 'page.js'] as const;
 // Where widget.js takes its messages (WIDGET_MESSAGES, in every language with a catalog) and --primary-color.
 const WIDGET_MESSAGES_MARK = '/*calfeed:messages*/null';
 
-/**
- * Compile the built-in templates/ overlaid by files of the same relative name from userDir, and
- * return the renderer. A template that fails to compile throws CalfeedError('BUILD') naming the
- * file and line.
- */
+/** The renderer of the built-in templates overlaid by userDir's; a bad template throws CalfeedError. */
 export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> {
   return htmlRenderer(await readTemplates(userDir));
 }

@@ -47,9 +47,8 @@ export function eventSchema(ctx: RenderContext, cal: Calendar, e: FeedEvent, sit
 }
 
 /**
- * Where the event happens, as Google's Event rich results require it: a Place with an address
- * (the portal's parts as a PostalAddress, else its address text, else the location's own text,
- * such as "Room 204": all the portal says), or a VirtualLocation when the location is a web address.
+ * Where the event happens, as Google's Event rich results require: a VirtualLocation for a web
+ * address, else a Place whose address is the portal's parts, its address text, or the location text.
  */
 function whereSchema(ctx: RenderContext, location: EventLocation): Record<string, unknown> {
   const online = safeHttpUrl(ctx, /^https?:\/\/\S+$/i.test(location.text) ? location.text : undefined);

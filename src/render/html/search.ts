@@ -33,9 +33,8 @@ export interface SearchView {
 }
 
 /**
- * The search form's data on the page at `file` (current: the calendar whose page it is). The
- * other calendars and the categories come from the index, which page.js loads when the form is
- * first used: the pages do not grow with the site.
+ * The search form's data on the page at `file` (current: the calendar whose page it is); the rest
+ * comes from the index, which page.js loads on first use, so pages do not grow with the site.
  */
 export function searchView(file: string, current: Calendar | null, text: PageText): SearchView {
   const messages: Record<string, Message> = {};
@@ -49,9 +48,8 @@ export function searchView(file: string, current: Calendar | null, text: PageTex
 }
 
 /**
- * search.json as pieces: the calendars, each batch's events (every event given, in the order
- * given: the build passes the upcoming ones by start), then the categories they named, numbered
- * as the events refer to them.
+ * search.json as pieces: the calendars, each batch's events as given (the upcoming ones by start),
+ * then the categories they named, numbered as the events refer to them.
  */
 export function* searchIndexChunks(ctx: RenderContext, calendars: readonly Calendar[], batches: Iterable<readonly FeedEvent[]>, site: SiteContext, names: ReadonlyMap<string, string>): Generator<string> {
   const calendarIndex = new Map(calendars.map((cal, i) => [cal.id, i]));

@@ -40,10 +40,9 @@ export interface TemplateSet {
   /** Render a page template with a plain view model, its {{t}} text from `text`. */
   render(name: PageName, view: object, text: PageText): string;
   /**
-   * Render a page with a day list (`days`, rendered by partials/day-list) in pieces, the day list a
-   * part at a time: render()'s text, never whole. In one piece when the page or the day list is
-   * the user's, or a template of the user's names `days` or `@../` (only the built-in ones are
-   * known to look at the days in no other way).
+   * render()'s text of a page with a day list, in pieces, the list (partials/day-list) a part at a
+   * time; in one piece when the page or the list is the user's, or a user's template names `days`
+   * or `@../` (only the built-in ones are known to look at the days in no other way).
    */
   renderDays(name: DaysPageName, view: object, days: DayList, size: number, text: PageText): Iterable<string>;
   /** Static assets (style.css, widget.js, ...), by file name. */

@@ -103,9 +103,8 @@ export function pageSpan(ctx: RenderContext, cal: Calendar, e: CalendarEvent, si
 }
 
 /**
- * "Today" on a calendar's index page now, in its zone: upcoming events that started on an
- * earlier day (in progress) are listed under it and marked ongoing. The only other thing besides
- * the upcoming/past split (pageSpan) that calendar pages take from "now"; it holds until midnight.
+ * "Today" on a calendar's index page, in its zone, under which events in progress are listed; with
+ * pageSpan, all calendar pages take from "now". It holds until midnight.
  */
 export function pageToday(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
   const zone = zoneOf(ctx, cal, site);
@@ -155,9 +154,8 @@ export function calendarViews(ctx: RenderContext, cal: Calendar, events: readonl
 }
 
 /**
- * calendarViews, with the days of the index and past pages as DayLists (made a part at a time).
- * The events are read once in order here and again a part at a time as the day lists are made,
- * so a source that reads them when asked (the spool) never has them all in memory.
+ * calendarViews, the index and past pages' days as DayLists: events are read once in order, then a
+ * part at a time, so a source that reads them when asked (the spool) never has them all in memory.
  */
 export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[] | EventSource, site: SiteContext, text: PageText) {
   const c = scope(ctx, site, text);
@@ -220,9 +218,8 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
 }
 
 /**
- * What every event page of one calendar shares: links to the site's pages and the calendar's feeds
- * (relative from the calendar's events/ folder), its crumbs and heading. Built once per calendar
- * rather than once per event; kept with the inputs it was built from and rebuilt if any differs.
+ * What every event page of one calendar shares (links from its events/ folder, crumbs, heading):
+ * built once per calendar, kept with its inputs, and rebuilt if any differs.
  */
 export interface CalendarShared {
   siteUrl: string;

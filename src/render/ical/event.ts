@@ -9,10 +9,9 @@ import { dateValue, escapeText, paramValue, uriValue, utcDateTime } from './line
 import { nextDay } from '../syndication/when.js';
 
 /**
- * Percent-encode everything but RFC 3986 unreserved characters. The encoding is injective (a '%'
- * in an id is itself encoded), so distinct ids stay distinct, and the result holds no '/', '@',
- * ',', ';', '\' or whitespace, so the UID needs no TEXT escaping and its parts cannot run together.
- * A lone surrogate (not valid UTF-8) becomes %uXXXX, a form the byte encoding never produces.
+ * Percent-encode everything but RFC 3986 unreserved characters: injective ('%' is encoded too), and
+ * free of '/', '@', ',', ';', '\' and whitespace, so UID parts need no escaping and cannot run
+ * together. A lone surrogate becomes %uXXXX, a form the byte encoding never produces.
  */
 function encodeIdPart(id: string): string {
   // Most ids are plain already (numbers, slugs): nothing to encode.

@@ -58,9 +58,8 @@ function windowed(ctx: RenderContext, events: FeedEvent[], calendars: Calendar[]
 }
 
 /**
- * The serialized VCALENDAR header of calendar.ics for one calendar (cal given) or all calendars
- * combined (cal null; title = site.title). A calendar file is this, then veventText() of each
- * event in the window in start order, then ICS_FOOTER: the build streams big ones that way.
+ * The VCALENDAR header of a calendar's, a category's or (cal null) the combined calendar.ics: the
+ * file is this, veventText() of each event in the window by start, then ICS_FOOTER.
  */
 export function icsHeader(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], site: SiteContext): string {
   const header: CalendarHeader = !cal

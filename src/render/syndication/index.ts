@@ -177,18 +177,14 @@ function jsonFeedItem(ctx: RenderContext, { event, zone, uid, title: itemText, b
   return scriptSafe(jsonItem(item));
 }
 
-/**
- * Escape < > & as \u escapes: the same JSON, but safe to inline in a <script> on a host page. A
- * character at a time, so a feed's parts can be escaped apart (as can stripControl's).
- */
+/** < > & as \u escapes: the same JSON, safe inline in a host page's <script>; parts can be escaped apart. */
 function scriptSafe(json: string): string {
   return json.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
- * feed 6 types an image link "image/" + the URL's extension as written ("image/jpg", "image/PNG"):
- * each becomes the registered type. Only link elements are touched: titles are escaped and bodies
- * sanitized, so no "<link" of the portal's can be in them.
+ * feed 6 types an image link "image/" + the extension as written ("image/jpg"): each becomes the
+ * registered type. Titles are escaped and bodies sanitized, so every "<link" is feed's own.
  */
 function atomImageTypes(atom: string): string {
   return atom.replace(/(<link rel="enclosure" href="[^"<>]*" type=")image\/([A-Za-z0-9]+)("\/>)/g, (all, head: string, ext: string, tail: string) => {
@@ -205,9 +201,8 @@ export function renderSyndication(ctx: RenderContext, cal: Calendar | null, cale
 }
 
 /**
- * The feeds of items made by feedItems() (the events selectFeedEvents picks), so a build can list
- * events without holding or rendering them again. `updated` dates the feeds: the newest item's
- * eventStamp, else the newest of all the events (newestStamp).
+ * The feeds of items made by feedItems() (the events selectFeedEvents picks); `updated` dates them:
+ * the newest item's eventStamp, else the newest of all the events (newestStamp).
  */
 export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], items: readonly string[], updated: number, site: SiteContext, text: PageText): SyndicationFeeds {
   const rss: string[] = [];
@@ -231,10 +226,8 @@ export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null,
 }
 
 /**
- * One event's item in RSS, Atom and JSON Feed, as each feed writes it, joined by NUL (which none
- * of them can hold: stripControl and JSON escape it). Rendered once per event and kept with it in
- * the spool, so each feed that lists the event (its calendar's, the combined, its categories')
- * splices it in (splice.ts).
+ * One event's item in RSS, Atom and JSON Feed, joined by NUL (which none of them can hold), rendered
+ * once and kept in the spool for every feed that lists the event to splice in (splice.ts).
  */
 export function feedItems(ctx: RenderContext, event: FeedEvent, zone: string, site: SiteContext, text: PageText): string {
   const image = eventImage(ctx, event);
