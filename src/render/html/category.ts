@@ -5,10 +5,9 @@
 
 import type { Calendar, Category, ListEvent, SiteContext } from '../../model.js';
 import { categoryKey, categorySlug, paths } from '../../paths.js';
-import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { item, groupPositions, type DayList } from './days.js';
-import { dayKeyOf, eventDayKey, nextDayKeyAt, safeZone } from './format.js';
+import { eventDayKey, safeZone, todayIn } from './format.js';
 import { relHref, subscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
 import { page, scope, zoneOf, type Scope } from './view.js';
@@ -51,8 +50,7 @@ function categoryDays(c: Scope, calendars: readonly Calendar[], events: readonly
   const { ctx, site } = c;
   const byId = new Map(calendars.map((cal) => [cal.id, cal]));
   const zone = safeZone(ctx, site.timeZone);
-  holdsUntil(site.clock, nextDayKeyAt(ctx, site.clock.now, zone));
-  const today = dayKeyOf(ctx, site.clock.now, zone);
+  const today = todayIn(ctx, site.clock, zone);
   // In day order: events of calendars in other zones start their days at other instants.
   const dayOf = (e: ListEvent): string => eventDayKey(ctx, e.when, zone);
   const known = events.map((e, i) => ({ e, i, day: dayOf(e) })).filter(({ e }) => byId.has(e.calendarId));

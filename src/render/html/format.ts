@@ -4,7 +4,7 @@
 
 import { DateTime } from 'luxon';
 import type { EventWhen, FeedEvent } from '../../model.js';
-import { reached, type Clock } from '../clock.js';
+import { holdsUntil, reached, type Clock } from '../clock.js';
 import { remember, type RenderContext } from '../context.js';
 import { wallRangeFormatter } from '../range.js';
 import { isUniversalZone, isZone, wallMs } from '../zone.js';
@@ -123,6 +123,12 @@ export function nextDayKeyAt(ctx: RenderContext, now: number, zone: string): num
     else hi = mid;
   }
   return hi;
+}
+
+/** `YYYY-MM-DD` of now in a zone, an answer that holds until the next midnight there. */
+export function todayIn(ctx: RenderContext, clock: Clock, zone: string): string {
+  holdsUntil(clock, nextDayKeyAt(ctx, clock.now, zone));
+  return dayKeyOf(ctx, clock.now, zone);
 }
 
 /** `YYYY-MM-DD` of an instant in a zone. */

@@ -5,9 +5,8 @@
 import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../../model.js';
 import { selectFeedEvents } from '../syndication/index.js';
 import { absoluteUrl, paths } from '../../paths.js';
-import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
-import { dayKeyOf, eventDayKey, formatDay, formatLongWhen, nextDayKeyAt, safeZone } from './format.js';
+import { dayKeyOf, eventDayKey, formatDay, formatLongWhen, safeZone, todayIn } from './format.js';
 import { relHref, safeHttpUrl, siteLinkViews, subscribeLinks } from './links.js';
 import { categoryLinks, type CategoryCount } from './category.js';
 import { item, type DayView, type EventItemView } from './days.js';
@@ -66,8 +65,7 @@ function upcomingSections(c: Scope, calendarList: readonly Calendar[], events: r
   const { ctx, site } = c;
   const byId = new Map(calendarList.map((cal) => [cal.id, cal]));
   const zone = safeZone(ctx, site.timeZone);
-  holdsUntil(site.clock, nextDayKeyAt(ctx, site.clock.now, zone));
-  const today = dayKeyOf(ctx, site.clock.now, zone);
+  const today = todayIn(ctx, site.clock, zone);
   const weekEnd = dayKeyOf(ctx, site.clock.now + 7 * DAY_MS, zone);
   const view = (e: FeedEvent): EventItemView | undefined => {
     const cal = byId.get(e.calendarId);

@@ -5,12 +5,11 @@
 import type { Calendar, CalendarEvent, FeedEvent, ListEvent, SiteContext, SiteModel } from '../../model.js';
 import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
-import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { sanitizeHtml } from '../sanitize.js';
 import { textSummary as summary } from '../text.js';
 import {
-  dayKeyOf, eventDayKey, eventSpan, formatDay, formatLongWhen, isoInZone, nextDayKeyAt, safeLocale, safeZone, splitByNow, splitPositions,
+  eventDayKey, eventSpan, formatDay, formatLongWhen, isoInZone, safeLocale, safeZone, splitByNow, splitPositions, todayIn,
 } from './format.js';
 import { eventJsonLd } from './jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, siteLinkViews, subscribeLinks, type SubscribeLinks } from './links.js';
@@ -107,9 +106,7 @@ export function pageSpan(ctx: RenderContext, cal: Calendar, e: CalendarEvent, si
  * pageSpan, all calendar pages take from "now". It holds until midnight.
  */
 export function pageToday(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
-  const zone = zoneOf(ctx, cal, site);
-  holdsUntil(site.clock, nextDayKeyAt(ctx, site.clock.now, zone));
-  return dayKeyOf(ctx, site.clock.now, zone);
+  return todayIn(ctx, site.clock, zoneOf(ctx, cal, site));
 }
 
 /** A calendar's events split at "now": upcoming by start, past newest first. */
