@@ -16,7 +16,7 @@ import { calendarDayViews, eventView, type EventSource } from './view.js';
 export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
 export { isUpcoming } from './format.js';
 export { HOME_CANDIDATES, homeEvents } from './home.js';
-export { readTemplates, type TemplateSources } from './templates.js';
+export { readTemplates } from './templates.js';
 export type { CategoryCount } from './category.js';
 
 export interface HtmlRenderer {

@@ -109,11 +109,6 @@ export function pageToday(ctx: RenderContext, cal: Calendar, site: SiteContext):
   return todayIn(ctx, site.clock, zoneOf(ctx, cal, site));
 }
 
-/** A calendar's events split at "now": upcoming by start, past newest first. */
-export function splitEvents<E extends ListEvent>(ctx: RenderContext, cal: Calendar, events: readonly E[], site: SiteContext): { upcoming: E[]; past: E[] } {
-  return splitByNow(ctx, events, zoneOf(ctx, cal, site), site.clock);
-}
-
 export function description(ctx: RenderContext, html: string | undefined, baseUrl: string | undefined): string | null {
   if (!html) return null;
   const clean = sanitizeHtml(ctx, html, baseUrl).trim();
@@ -122,7 +117,7 @@ export function description(ctx: RenderContext, html: string | undefined, baseUr
 
 /** Upcoming events of a calendar that are not cancelled: the count index.html shows for it. */
 export function upcomingCount(ctx: RenderContext, cal: Calendar, events: FeedEvent[], site: SiteContext): number {
-  return splitEvents(ctx, cal, events, site).upcoming.filter((e) => !isCancelled(e)).length;
+  return splitByNow(ctx, events, zoneOf(ctx, cal, site), site.clock).upcoming.filter((e) => !isCancelled(e)).length;
 }
 
 /** Every calendar's upcomingCount, the input of index.html. */
