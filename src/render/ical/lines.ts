@@ -71,19 +71,16 @@ export function serialize(lines: string[]): string {
   return out;
 }
 
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
-
 /** A UTC DATE-TIME value, e.g. 20260325T150000Z. */
 export function utcDateTime(ms: number): string {
   const d = new Date(ms);
-  const year = d.getUTCFullYear();
   return (
-    (year >= 1000 ? String(year) : pad(year, 4)) + pad2(d.getUTCMonth() + 1) + pad2(d.getUTCDate()) +
+    String(d.getUTCFullYear()).padStart(4, '0') + pad2(d.getUTCMonth() + 1) + pad2(d.getUTCDate()) +
     'T' + pad2(d.getUTCHours()) + pad2(d.getUTCMinutes()) + pad2(d.getUTCSeconds()) + 'Z'
   );
 }
 
-// pad(n, 2) for the fields above (NaN too), without padStart: four of them per DATE-TIME.
+// Two digits for the fields above (NaN too), without padStart: four of them per DATE-TIME.
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
 
 /** A DATE value from `YYYY-MM-DD`, e.g. 20261224. */
