@@ -95,11 +95,6 @@ export class Catalogs {
     if (!this.merged.has('en')) throw new ConfigError('The built-in message catalog locales/en.json is missing; reinstall calfeed.');
   }
 
-  /** Languages with a catalog, sorted. */
-  get languages(): string[] {
-    return [...this.merged.keys()].sort();
-  }
-
   /** The language of the first locale with a catalog (exactly, or by its language subtag), else English. */
   langFor(locales: readonly string[]): string {
     for (const locale of locales) {
