@@ -8,7 +8,7 @@ import type { Calendar, Category, FeedEvent, ListEvent, SiteContext } from '../.
 import { paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import type { Message, PageText } from './messages.js';
-import { compileTemplates, readTemplates, WIDGET_MESSAGES, type TemplateSources } from './templates.js';
+import { compileTemplates, readTemplates, WIDGET_MESSAGES, type PageName, type TemplateSources } from './templates.js';
 import { categoriesView, categoryDayView, type CategoryCount } from './category.js';
 import { indexView, notFoundView } from './home.js';
 import { calendarDayViews, eventView, type EventSource } from './view.js';
@@ -75,6 +75,10 @@ export function htmlRenderer(read: TemplateSources): HtmlRenderer {
     assets[paths.site(name)] = text;
   }
   const text = (site: SiteContext): PageText => templates.catalogs.pick(site.locales ?? [site.locale]);
+  const render = (name: PageName, site: SiteContext, view: (t: PageText) => object): string => {
+    const t = text(site);
+    return templates.render(name, view(t), t);
+  };
   const calendarPieces: HtmlRenderer['calendarPieces'] = (ctx, cal, events, site) => {
     const t = text(site);
     const views = calendarDayViews(ctx, cal, events, site, t);
@@ -85,32 +89,21 @@ export function htmlRenderer(read: TemplateSources): HtmlRenderer {
     };
   };
   return {
-    index(ctx, calendars, upcoming, events, categories, site) {
-      const t = text(site);
-      return templates.render('index', indexView(ctx, calendars, upcoming, events, categories, site, t), t);
-    },
+    index: (ctx, calendars, upcoming, events, categories, site) =>
+      render('index', site, (t) => indexView(ctx, calendars, upcoming, events, categories, site, t)),
     categoryPieces(ctx, category, calendars, events, upcoming, site) {
       const t = text(site);
       const view = categoryDayView(ctx, category, calendars, events, upcoming, site, t);
       return templates.renderDays('category', view, view.days, DAYS_PIECE_EVENTS, t);
     },
-    categories(ctx, counts, site) {
-      const t = text(site);
-      return templates.render('categories', categoriesView(ctx, counts, site, t), t);
-    },
+    categories: (ctx, counts, site) => render('categories', site, (t) => categoriesView(ctx, counts, site, t)),
     calendar(ctx, cal, events, site) {
       const pieces = calendarPieces(ctx, cal, events, site);
       return { index: [...pieces.index].join(''), past: [...pieces.past].join(''), widget: pieces.widget };
     },
     calendarPieces,
-    event(ctx, cal, event, site) {
-      const t = text(site);
-      return templates.render('event', eventView(ctx, cal, event, site, t), t);
-    },
-    notFound(ctx, site) {
-      const t = text(site);
-      return templates.render('not-found', notFoundView(ctx, site, t), t);
-    },
+    event: (ctx, cal, event, site) => render('event', site, (t) => eventView(ctx, cal, event, site, t)),
+    notFound: (ctx, site) => render('not-found', site, (t) => notFoundView(ctx, site, t)),
     assets(site) {
       const widget = assets[paths.site('widget.js')]!;
       const messages = widgetMessages(templates.catalogs.all(), text(site).lang, site.primaryColor);
