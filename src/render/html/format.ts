@@ -9,8 +9,7 @@ import { remember, type RenderContext } from '../context.js';
 import { wallRangeFormatter } from '../range.js';
 import { isUniversalZone, isZone, wallMs } from '../zone.js';
 
-// Checking a locale builds an Intl object (tens of microseconds); a site has few and asks once per
-// event, so the answers are remembered (ctx.pageLocales; zones: isZone).
+// Checking a locale builds an Intl object, asked once per event: answers are remembered (ctx.pageLocales).
 
 /** A zone Intl and luxon both accept: the given one, else the fallback, else UTC. */
 export function safeZone(ctx: RenderContext, zone: string | undefined, fallback = 'UTC'): string {
@@ -36,9 +35,8 @@ function firstValidLocale(list: string): string {
   return 'en';
 }
 
-// Building an Intl.DateTimeFormat costs far more than using one, and a big site formats hundreds of
-// thousands of dates with a handful of distinct (locale, zone, style) triples. Styles are the
-// constant option objects below, so ctx.pageFormatters is keyed by their identity, then locale and zone.
+// Building an Intl.DateTimeFormat costs far more than using one, and a site has few (locale, zone,
+// style) triples. Styles are the constant objects below, so keyed by identity, then locale and zone.
 function formatter(ctx: RenderContext, locale: string, timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   let byPlace = ctx.pageFormatters.get(options);
   if (!byPlace) ctx.pageFormatters.set(options, (byPlace = new Map()));
@@ -53,8 +51,7 @@ const TIME_SAME_DAY: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-
 const TIME_MULTI_DAY: Intl.DateTimeFormatOptions = { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
 const LONG_WHEN: Intl.DateTimeFormatOptions = { dateStyle: 'full', timeStyle: 'short' };
 
-// formatRange costs ten times what format does, and events repeat the same times of day and the
-// same days: labels are remembered per input (ctx.pageLabels).
+// Labels are remembered per input (ctx.pageLabels): events repeat the same times and days.
 const DAY_MS = 86_400_000;
 
 // All-day events share few distinct dates, each converted for the list, the page and the JSON-LD:

@@ -75,8 +75,7 @@ function formatter(ctx: RenderContext, locale: string, options: Intl.DateTimeFor
   });
 }
 
-// The same event is labelled in its calendar's feeds and in the combined ones (formatRange costs
-// ten times what format does): labels are remembered per input (ctx.feedLabels).
+// Labels are remembered per input (ctx.feedLabels): an event is labelled in several feeds.
 
 const DATE: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' };
 const TIME: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
