@@ -214,56 +214,37 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
  * built once per calendar, kept with its inputs, and rebuilt if any differs.
  */
 export interface CalendarShared {
-  siteUrl: string;
-  siteTitle: string;
-  version: string;
-  locale: string;
-  text: PageText;
-  logo: string | undefined;
-  primaryColor: string | undefined;
-  /** The header and footer links, as one string to compare. */
-  links: string;
-  siteZone: string;
-  title: string;
-  timeZone: string;
-  url: string | undefined;
+  /** What it was built from, each compared (===) before it is used again. */
+  inputs: unknown[];
   zone: string;
   /** Base for the portal's relative links when the event has no URL of its own. */
   calendarBase: string | undefined;
-  /** page() of an event page, less its title, canonical URL and description. */
-  page: Omit<PageView, 'title' | 'canonical' | 'description'>;
+  /** page() of an event page; each event sets its own title, canonical URL, description and image. */
+  page: PageView;
   calendar: { title: string; href: string; timeZone: string };
 }
 
-// Keyed by slug, not by the Calendar object: a page worker's jobs each bring their own copy. An
-// entry is checked against every other input before use. Past MAX_SHARED the cache starts over.
+// Keyed by slug, not by the Calendar object: a page worker's jobs each bring their own copy. Past
+// MAX_SHARED the cache starts over.
 const MAX_SHARED = 4096;
 
 function calendarShared(c: Scope, cal: Calendar): CalendarShared {
   const { ctx, site } = c;
-  const known = ctx.calendarShared.get(cal.slug);
   const links = site.headerLinks || site.footerLinks ? JSON.stringify([site.headerLinks, site.footerLinks]) : '';
-  if (
-    known && known.siteUrl === site.siteUrl && known.siteTitle === site.title && known.version === site.version &&
-    known.locale === c.locale && known.text === c.text && known.siteZone === site.timeZone && known.title === cal.title &&
-    known.timeZone === cal.timeZone && known.url === cal.url && known.logo === site.logo && known.primaryColor === site.primaryColor &&
-    known.links === links
-  ) {
-    return known;
-  }
+  const inputs = [site.siteUrl, site.title, site.version, c.locale, c.text, site.timeZone, site.logo, site.primaryColor, links];
+  inputs.push(cal.title, cal.timeZone, cal.url);
+  const known = ctx.calendarShared.get(cal.slug);
+  if (known && known.inputs.every((input, i) => input === inputs[i])) return known;
   // Every event page of the calendar is in this folder; a placeholder name stands for the event.
   const file = paths.eventPage(cal.slug, 'event');
   const indexHref = relHref(file, paths.calendar(cal.slug, 'index.html'));
-  const { title: _title, canonical: _canonical, description: _description, ...rest } = page(
-    c, file, '', subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: indexHref }],
-  );
   const zone = zoneOf(ctx, cal, site);
+  const crumbs = [{ label: cal.title, href: indexHref }];
   const shared: CalendarShared = {
-    siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, text: c.text, logo: site.logo, primaryColor: site.primaryColor, links, siteZone: site.timeZone,
-    title: cal.title, timeZone: cal.timeZone, url: cal.url,
+    inputs,
     zone,
     calendarBase: safeHttpUrl(ctx, cal.url) ?? undefined,
-    page: rest,
+    page: page(c, file, '', subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, crumbs),
     calendar: { title: cal.title, href: indexHref, timeZone: zone },
   };
   if (ctx.calendarShared.size >= MAX_SHARED) ctx.calendarShared.clear();
