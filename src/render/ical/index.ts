@@ -51,12 +51,6 @@ export function inIcalWindow(endMs: number, site: SiteContext): boolean {
   return !reached(site.clock, endMs + site.icalPastDays * DAY_MS + 1);
 }
 
-/** Events in the iCalendar window, in a stable order. */
-function windowed(ctx: RenderContext, events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
-  const zone = zoneLookup(calendars, site);
-  return sortByStart(ctx, events.filter((e) => inIcalWindow(eventEndMs(ctx, e, zone(e)), site)), zone);
-}
-
 /**
  * The VCALENDAR header of a calendar's, a category's or (cal null) the combined calendar.ics: the
  * file is this, veventText() of each event in the window by start, then ICS_FOOTER.
@@ -91,8 +85,10 @@ export const ICS_FOOTER = serialize(['END:VCALENDAR']);
 
 /** calendar.ics for one calendar (cal given) or all calendars combined (cal null; title = site.title). Events outside the window (ended more than site.icalPastDays days before site.now) are left out; removed events (removedAt) and cancelled ones are STATUS:CANCELLED. */
 export function renderIcs(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): string {
+  const zone = zoneLookup(calendars, site);
+  const inWindow = events.filter((e) => inIcalWindow(eventEndMs(ctx, e, zone(e)), site));
   let out = icsHeader(ctx, cal, calendars, site);
-  for (const event of windowed(ctx, events, calendars, site)) out += veventText(ctx, event, site);
+  for (const event of sortByStart(ctx, inWindow, zone)) out += veventText(ctx, event, site);
   return out + ICS_FOOTER;
 }
 
