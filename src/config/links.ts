@@ -1,7 +1,6 @@
-// Header and footer links (--header-link, --footer-link): "LABEL=URL" from a flag (repeated) or an
-// environment variable (a JSON array, or one a line), an array of { "label", "url" } (or of
-// "LABEL=URL" strings) in the config file. A URL is an http(s) address or a path on the site:
-// nothing that a browser would run or hand to another program (javascript:, data:, mailto:).
+// Header and footer links: "LABEL=URL" from a repeated flag or env (a JSON array, or one a line),
+// or an array of { "label", "url" } or "LABEL=URL" in the config file. A URL is an http(s) address
+// or a path on the site, never a scheme a browser would run or hand on (javascript:, data:, mailto:).
 
 import { ConfigError } from '../errors.js';
 import type { SiteLink } from '../model.js';

@@ -1,7 +1,5 @@
-// sitemap.xml and robots.txt (sitemaps.org protocol 0.9): every page of the site a search engine
-// should index, from the set of files being published, so they list exactly what is there.
-// A sitemap holds at most 50,000 URLs: past that, sitemap.xml is an index of sitemap-1.xml,
-// sitemap-2.xml and so on, each listing a slice of the pages in path order.
+// sitemap.xml and robots.txt (sitemaps.org 0.9), from the files being published, so they list
+// exactly what is there. Past 50,000 URLs, sitemap.xml is an index of sitemap-1.xml, sitemap-2.xml...
 
 import { absoluteUrl, paths } from '../paths.js';
 import { escapeHtml } from './text.js';

@@ -1,7 +1,6 @@
-// Views of the category pages: a category's upcoming events from every calendar, by day in the
-// site's zone (each event's time in its calendar's zone, with its calendar named), and the list of
-// every category with its count. The build chooses the events (the category's upcoming ones, from
-// the spool); this only arranges them.
+// Views of the category pages: a category's upcoming events from every calendar by day in the
+// site's zone (each with its calendar's time and name), and the list of every category with its
+// count. The build chooses the events; this arranges them.
 
 import type { Calendar, Category, ListEvent, SiteContext } from '../../model.js';
 import { categoryKey, categorySlug, paths } from '../../paths.js';

@@ -57,9 +57,8 @@ export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming
 }
 
 /**
- * The featured events, then today's (those in progress included), the rest of the week's and
- * later ones by day. Today and the week end at the next midnight in the site's zone: the page
- * holds until then.
+ * The featured events, then today's (in progress included), the rest of the week's and later ones
+ * by day, in the site's zone; the page holds until the next midnight there.
  */
 function upcomingSections(c: Scope, calendarList: readonly Calendar[], events: readonly FeedEvent[], file: string) {
   const { ctx, site } = c;

@@ -1,7 +1,5 @@
-// The HTML renderer: index page, calendar pages, event pages, the iframe widget page and the static
-// assets. Templates are loaded and compiled once (loadHtmlRenderer); every render call after that
-// is pure: the same model, site and templates give the same bytes (the render context only
-// remembers answers).
+// The HTML renderer: index, calendar, category, event and widget pages and the static assets.
+// Templates are compiled once; every render after that is pure (the context only remembers answers).
 
 import { CalfeedError } from '../../errors.js';
 import type { Calendar, Category, FeedEvent, ListEvent, SiteContext } from '../../model.js';

@@ -71,9 +71,8 @@ export function subscribeLinks(siteUrl: string, slug: string | null, name: strin
 }
 
 /**
- * The site's header or footer links as a page at `file` links them: a path on the site relative
- * from the page (as every link between pages), one from the host's root and URLs as given; with
- * `file` null (404.html, served at any path), all absolute.
+ * The site's header or footer links from the page at `file`: site paths relative, host paths and
+ * URLs as given; with `file` null (404.html, served at any path), all absolute.
  */
 export function siteLinkViews(links: readonly SiteLink[] | undefined, file: string | null, siteUrl: string): Array<{ label: string; href: string }> {
   return (links ?? []).map(({ label, url }) => {

@@ -1,7 +1,6 @@
-// Loading and compiling templates: the one part of the HTML renderer that touches the disk, and it
-// does so once, before any page is rendered. Built-in files come from the package's templates/
-// folder; a user folder (--templates) overlays files of the same relative name, and its message
-// catalogs (locales/{lang}.json) overlay the built-in ones key by key.
+// Loading and compiling templates, once, before any page is rendered: the one part of the HTML
+// renderer that touches the disk. A --templates folder overlays files of the same relative name,
+// and its catalogs (locales/{lang}.json) overlay the built-in ones key by key.
 
 import { createHash, randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
