@@ -205,23 +205,15 @@ export function renderSyndication(ctx: RenderContext, cal: Calendar | null, cale
  * the newest item's eventStamp, else the newest of all the events (newestStamp).
  */
 export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], items: readonly string[], updated: number, site: SiteContext, text: PageText): SyndicationFeeds {
-  const rss: string[] = [];
-  const atom: string[] = [];
-  const json: string[] = [];
-  for (const item of items) {
-    const [r, a, j] = item.split('\0');
-    if (j === undefined) throw new Error('internal: a feed item without its three formats');
-    rss.push(r!);
-    atom.push(a!);
-    json.push(j);
-  }
+  const formats = items.map((item) => item.split('\0'));
+  if (formats.some((f) => f.length < 3)) throw new Error('internal: a feed item without its three formats');
   const date = new Date(updated);
   const rssHead = stripControl(buildFeed(ctx, cal, calendars, date, site, text, false).rss2());
   const atomHead = stripControl(buildFeed(ctx, cal, calendars, date, site, text, true).atom1());
   return {
-    rss: spliceRss(rssHead, rss) + '\n',
-    atom: spliceAtom(atomHead, atom) + '\n',
-    json: jsonFeed(ctx, cal, calendars, json, site, text),
+    rss: spliceRss(rssHead, formats.map(([rss]) => rss!)) + '\n',
+    atom: spliceAtom(atomHead, formats.map(([, atom]) => atom!)) + '\n',
+    json: jsonFeed(ctx, cal, calendars, formats.map(([, , json]) => json!), site, text),
   };
 }
 
