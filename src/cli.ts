@@ -137,8 +137,7 @@ async function buildCommand(loaded: LoadedConfig, log: Logger): Promise<number> 
     stoppedBy = signal;
     const error = new CalfeedError('INTERRUPTED', `Build interrupted by ${signal}; nothing was published and ${config.out} was left as it was.`);
     if (again) {
-      // A second signal: give up at once. The commit has not begun, so --out is untouched (what
-      // is left beside it, the next build removes).
+      // A second signal: give up at once. The commit has not begun, so --out is untouched.
       log.error(`${signal} received again: exiting now; ${config.out} stays as it was.`);
       json(failure(error, signal));
       process.exit(SIGNAL_EXIT[signal] ?? 1);

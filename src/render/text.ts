@@ -218,8 +218,7 @@ export function textSummary(ctx: RenderContext, html: string | undefined): strin
 
 /** Text of at most `max` code points: cut to max - 1 and an ellipsis when longer. */
 export function cutText(text: string, max: number): string {
-  // By code point, so an emoji is never cut in half; counted in place rather than by spreading the
-  // whole text into an array of characters on every page.
+  // By code point, so an emoji is never cut in half; counted in place, not by spreading the text.
   let i = 0;
   let count = 0;
   let cut = 0;

@@ -164,11 +164,10 @@ export function formatListTime(ctx: RenderContext, when: EventWhen, zone: string
   const start = when.start;
   const sameDay = dayKeyOf(ctx, start, zone) === dayKeyOf(ctx, end, zone);
   if (sameDay) {
-    // Hours and minutes only: the label depends on the two wall times alone, so it is made from
-    // them, placed on one UTC day, and shared by every event at those times in any zone.
+    // Made from the two wall times on one UTC day, so shared by every event at those times in any
+    // zone; not when the end's wall time is before the start's (an hour repeated when clocks go back).
     const from = wallMs(ctx, zone, start);
     const to = wallMs(ctx, zone, end);
-    // (Not when the end's wall time is before the start's: an hour repeated when clocks go back.)
     if (from && to && to.wall >= from.wall) {
       const a = ((from.wall % DAY_MS) + DAY_MS) % DAY_MS;
       const b = a + (to.wall - from.wall);

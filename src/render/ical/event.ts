@@ -78,9 +78,8 @@ export function veventLines(ctx: RenderContext, event: FeedEvent, site: SiteCont
     lines.push(`DTEND;VALUE=DATE:${dateValue(nextDay(event.when.endDate))}`);
   } else {
     lines.push(`DTSTART:${utcDateTime(event.when.start)}`);
-    // Without an end we write no DTEND (and no invented DURATION): RFC 5545 defines that as an event
-    // ending when it starts, and Google, Apple, Outlook and Thunderbird all import it as a point in
-    // time at the right start, whereas a made-up duration would show an end the portal never gave.
+    // No end, no DTEND (nor an invented DURATION): RFC 5545 reads that as ending when it starts,
+    // and calendar apps import it so, rather than showing an end the portal never gave.
     if (event.when.end !== undefined && event.when.end > event.when.start) {
       lines.push(`DTEND:${utcDateTime(event.when.end)}`);
     }

@@ -99,9 +99,8 @@ function itemCategories(event: FeedEvent): string[] {
 // The feed library's channel; its items are spliced in as feedItems() made them.
 function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], updated: Date, site: SiteContext, text: PageText, withPublished: boolean): Feed {
   const { file, title, description, link } = channel(ctx, cal, calendars, site, text);
-  // RSS has no way to say "this is text": many readers render channel text as HTML, as they do item
-  // titles, so RSS gets it escaped like them (the RSS feed is the one built without `published`).
-  // Atom's title and subtitle are type="text" by default and stay as they are.
+  // Many RSS readers render channel text as HTML, as item titles, so the RSS feed (the one without
+  // `published`) gets it escaped; Atom's title and subtitle are type="text" and stay as they are.
   const channelText = withPublished ? (plain: string): string => plain : escapeMarkup;
   return new Feed({
     id: file('atom.xml'),

@@ -101,9 +101,8 @@ export function formatWhenLong(ctx: RenderContext, event: CalendarEvent, locale:
   if (event.when.kind === 'allDay') return formatWhenShort(ctx, event, locale, zone);
   const { start, end } = event.when;
   if (end !== undefined && end > start && isZone(ctx, zone)) {
-    // The span shows wall-clock fields only, so it is the two wall times formatted in UTC, by a
-    // formatter that composes same-day ranges instead of asking ICU for each (see ../range.ts).
-    // (A zone Intl does not know makes formatter() fall back to English: that case stays below.)
+    // Wall-clock fields only: the two wall times formatted in UTC, composing same-day ranges
+    // (../range.ts). A zone Intl does not know makes formatter() fall back to English: left below.
     const from = wallMs(ctx, zone, start);
     const to = wallMs(ctx, zone, end);
     if (from && to && to.wall >= from.wall) {
