@@ -10,9 +10,9 @@ import { htmlToText } from '../text.js';
 import { isoInZone } from './format.js';
 import { safeHttpUrl } from './links.js';
 
-/** JSON text that is safe to place verbatim inside an HTML <script> element. */
-export function escapeJsonForScript(json: string): string {
-  return json.replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+/** JSON text that is safe to place verbatim inside an HTML <script> element: `chars` as \u escapes. */
+export function escapeJsonForScript(json: string, chars = /[<>&\u2028\u2029]/g): string {
+  return json.replace(chars, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
 /** The schema.org Event object for one event (plain data; see eventJsonLd for the script text). */

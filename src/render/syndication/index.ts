@@ -13,6 +13,7 @@ import { eventPublished, eventStamp, isCategory, type Calendar, type Category, t
 import { absoluteUrl, paths } from '../../paths.js';
 import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
+import { escapeJsonForScript } from '../html/jsonld.js';
 import type { PageText } from '../html/messages.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
@@ -177,9 +178,7 @@ function jsonFeedItem(ctx: RenderContext, { event, zone, uid, title: itemText, b
 }
 
 /** < > & as \u escapes: the same JSON, safe inline in a host page's <script>; parts can be escaped apart. */
-function scriptSafe(json: string): string {
-  return json.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+const scriptSafe = (json: string): string => escapeJsonForScript(json, /[<>&]/g);
 
 /**
  * feed 6 types an image link "image/" + the extension as written ("image/jpg"): each becomes the
