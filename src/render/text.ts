@@ -8,9 +8,8 @@ import type { RenderContext } from './context.js';
 // C0 controls except TAB, LF, CR; DEL and C1 controls; U+FFFE/U+FFFF (not XML characters). Lone
 // surrogates are matched separately because a regex with the `u` flag cannot see them.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/g;
+const HAS_CONTROL = new RegExp(CONTROL.source);
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-const HAS_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/;
 
 /** Remove characters illegal in XML 1.0 and C0/C1 controls except tab, LF, CR (and lone surrogates). */
 export function stripControl(text: string): string {
