@@ -101,7 +101,7 @@ export function veventText(ctx: RenderContext, event: FeedEvent, site: SiteConte
  * One event's .ics (paths.eventIcs) for "add to calendar" buttons: a VCALENDAR with METHOD:PUBLISH
  * and one VEVENT. `vevent` is veventText(ctx, event, site) when the caller has it already.
  */
-export function renderEventIcs(ctx: RenderContext, _cal: Calendar, event: FeedEvent, site: SiteContext, vevent = veventText(ctx, event, site)): string {
+export function renderEventIcs(ctx: RenderContext, event: FeedEvent, site: SiteContext, vevent = veventText(ctx, event, site)): string {
   // No X-WR-CALNAME here: with it, Outlook and Apple Calendar offer to create a new calendar
   // for a single event instead of adding the event to one the user already has.
   return serialize(preamble(site)) + vevent + ICS_FOOTER;
