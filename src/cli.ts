@@ -11,13 +11,10 @@ import { asIoError, type IoContext } from './io-error.js';
 import { createLogger, type Logger, redactSecrets } from './log.js';
 import { VERSION } from './version.js';
 
-// A build keeps little alive per event but makes a lot of short-lived text (pages, feeds, JSON).
-// On a machine with plenty of memory V8 lets the heap grow to several times what is live before
-// it collects (1.1 GB peak at 100,000 events, most of it garbage); letting the heap grow by at most
-// half of what survived each full collection keeps the peak near what is needed, at about the same
-// CPU (docs/performance.md). Process-wide, so the command sets it, not the library; V8 reads it
-// each time it sets a new heap limit, and Node keeps V8 flags writable for exactly this call. A
-// value given to node itself (node --heap-growing-percent=N; NODE_OPTIONS may not hold it) is left alone.
+// A build makes much short-lived text; letting the heap grow by at most half of what survived each
+// full collection keeps its peak near what is live (docs/performance.md). Process-wide, so the
+// command sets it; V8 reads it at each new heap limit, so setting it now works. A value given to
+// node itself (NODE_OPTIONS may not hold it) is left alone.
 if (!process.execArgv.some((arg) => /heap[-_]growing[-_]percent/.test(arg))) {
   setFlagsFromString('--heap-growing-percent=50');
 }
@@ -81,17 +78,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'demo-server': {
       const { runDemoServer } = await import('./demo/cli.js');
-      const portal = await runDemoServer(
-        {
-          port: config.demo.port,
-          dialect: config.demo.dialect,
-          faults: config.demo.faults,
-          latencyMs: config.demo.latencyMs,
-          calendars: config.demo.calendars,
-          eventsPerCalendar: config.demo.eventsPerCalendar,
-        },
-        process.stdout,
-      );
+      const portal = await runDemoServer(config.demo, process.stdout);
       await waitForSignal();
       await portal.close();
       return 0;
@@ -127,10 +114,9 @@ function waitForSignal(): Promise<void> {
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 /**
- * `calfeed build`, and what a signal does to it. Before the commit point a signal stops it (exit
- * 130/143, --out as it was); a second one exits at once. From the commit step on, signals no
- * longer cancel anything: the new site is published, the state saved, and the exit is 0. Every
- * exit prints the --json object when --json is set.
+ * `calfeed build`. Before the commit point a signal stops it (exit 130/143, --out as it was); a
+ * second one exits at once. From the commit step on, signals cancel nothing: the new site is
+ * published, the state saved, and the exit is 0. Every exit prints the --json object if asked.
  */
 async function buildCommand(loaded: LoadedConfig, log: Logger): Promise<number> {
   const { config } = loaded;
@@ -151,8 +137,7 @@ async function buildCommand(loaded: LoadedConfig, log: Logger): Promise<number> 
     stoppedBy = signal;
     const error = new CalfeedError('INTERRUPTED', `Build interrupted by ${signal}; nothing was published and ${config.out} was left as it was.`);
     if (again) {
-      // A second signal: give up at once. The commit has not begun, so --out is untouched (what
-      // is left beside it, the next build removes).
+      // A second signal: give up at once. The commit has not begun, so --out is untouched.
       log.error(`${signal} received again: exiting now; ${config.out} stays as it was.`);
       json(failure(error, signal));
       process.exit(SIGNAL_EXIT[signal] ?? 1);

@@ -19,15 +19,14 @@ const LARGE_FILES: Record<string, number> = {};
 /** Functions over the limit ("file:name"): their ceiling in lines. */
 const LONG_FUNCTIONS: Record<string, number> = {
   // One object literal: the resolved config, a line per option.
-  'config/resolve.ts:resolveConfig': 70,
+  'config/resolve.ts:resolveConfig': 63,
   // One pass over the markup; its state would only move into parameters.
-  'render/text.ts:convertHtmlToText': 86,
+  'render/text.ts:convertHtmlToText': 85,
   // A callback state machine: one queue of unlinks, rmdirs and listings, bounded in flight.
   'publish/fs-util.ts:removeTree': 80,
   'publish/fs-util.ts:(anonymous)': 78,
   'publish/content-check.ts:push': 78,
   'normalize/resolve.ts:resolveEvent': 67,
-  'cli.ts:main': 66,
 };
 
 function sources(): string[] {

@@ -39,16 +39,13 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   const options: ParseArgsConfig['options'] = {};
   // A list option may be repeated: parseArgs gives an array, parsed like a comma-separated list.
   for (const spec of specs) options[spec.flag] = { type: spec.type === 'boolean' ? 'boolean' : 'string', multiple: spec.type === 'hosts' || spec.type === 'links' };
-  let values: Record<string, string | string[] | boolean | undefined>;
-  let positionals: string[];
+  let parsed: { values: Record<string, string | string[] | boolean | undefined>; positionals: string[] };
   try {
-    ({ values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: true }) as {
-      values: Record<string, string | string[] | boolean | undefined>;
-      positionals: string[];
-    });
+    parsed = parseArgs({ args: rest, options, strict: true, allowPositionals: true }) as typeof parsed;
   } catch (error) {
     throw flagError((error as Error).message, command);
   }
+  const { values, positionals } = parsed;
   if (positionals.length > 0) {
     throw new ConfigError(`Unexpected argument "${positionals[0]}". Run "calfeed ${command} --help".`, { usage: true });
   }

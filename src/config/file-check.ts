@@ -51,9 +51,8 @@ const SECTIONS: Shape = {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * Checks the parsed file; pushes one message per problem (prefixed with the file's path) onto
- * `problems` and returns the file's keys. The plain options' values are parsed later, with the
- * other layers.
+ * Checks the parsed file, pushing one message per problem onto `problems`, and returns its keys;
+ * the plain options' values are parsed later, with the other layers.
  */
 export function checkFile(file: { path: string; data: unknown } | undefined, problems: string[]): Record<string, unknown> {
   if (!file) return {};

@@ -1,16 +1,11 @@
-// Header and footer links (--header-link, --footer-link): "LABEL=URL" from a flag (repeated) or an
-// environment variable (a JSON array, or one a line), an array of { "label", "url" } (or of
-// "LABEL=URL" strings) in the config file. A URL is an http(s) address or a path on the site:
-// nothing that a browser would run or hand to another program (javascript:, data:, mailto:).
+// Header and footer links: "LABEL=URL" from a repeated flag or env (a JSON array, or one a line),
+// or an array of { "label", "url" } or "LABEL=URL" in the config file. A URL is an http(s) address
+// or a path on the site, never a scheme a browser would run or hand on (javascript:, data:, mailto:).
 
 import { ConfigError } from '../errors.js';
 import type { SiteLink } from '../model.js';
 
-/**
- * The links a value holds: an array (repeated flags, the config file) of "LABEL=URL" or
- * { label, url }; a string (env) that is a JSON array of those, or one a line. Throws a
- * ConfigError naming `source` and what is wrong.
- */
+/** The links a flag, env or file value holds (see above); throws a ConfigError naming `source`. */
 export function parseLinks(raw: unknown, source: string): SiteLink[] {
   const links = linksOf(raw);
   if (typeof links === 'string') throw new ConfigError(`${source}: ${links}`);

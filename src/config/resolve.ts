@@ -78,16 +78,13 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
   const req = (k: string) => get.get(k) as number;
   const bool = (k: string) => get.get(k) === true;
 
-  const baseUrl = str('baseUrl');
   const siteUrlRaw = str('siteUrl')!;
-  const timeZone = str('timeZone')!;
-  const locales = localesOf(str('locale')!);
   const scheme = str('authScheme')!;
   const queryParam = str('authQueryParam');
 
   return {
     command,
-    baseUrl: baseUrl?.replace(/\/+$/, ''),
+    baseUrl: str('baseUrl')?.replace(/\/+$/, ''),
     tokenFile: str('tokenFile'),
     out: str('out')!,
     siteUrl: siteUrlRaw.endsWith('/') ? siteUrlRaw : siteUrlRaw + '/',
@@ -112,8 +109,8 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
     maxEvents: req('maxEvents'),
     maxFieldLength: req('maxFieldLength'),
     maxFailedDetails: req('maxFailedDetails'),
-    timeZone,
-    locales,
+    timeZone: str('timeZone')!,
+    locales: localesOf(str('locale')!),
     title: str('title')!,
     logo: str('logo'),
     primaryColor: str('primaryColor'),

@@ -76,7 +76,7 @@ export class EventFiles {
       await this.staging.keep(ics);
       this.kept++;
     } else {
-      await Promise.all([this.staging.write(page, rendered.page!), this.staging.write(ics, renderEventIcs(this.ctx, cal, event, this.site, rendered.vevent))]);
+      await Promise.all([this.staging.write(page, rendered.page!), this.staging.write(ics, renderEventIcs(this.ctx, event, this.site, rendered.vevent))]);
       this.rendered++;
     }
     const staged = this.staging.files();

@@ -1,9 +1,7 @@
-// "Now" as renderers see it. Every decision a renderer takes from the time (an event in the feed
-// or iCalendar window, upcoming or past, a page's today) asks reached() or holdsUntil(), which also
-// remember the first instant after now at which one of those answers would come out otherwise.
-// Until then the same input renders the same bytes: a rebuild keeps the files rendered from it
-// (src/pipeline/calendar-files.ts), and the up-to-date check knows when it must render again. So
-// the renderer that takes a decision is the one that says how long it holds; nothing restates it.
+// "Now" as renderers see it. Every decision taken from the time (feed or iCalendar window, upcoming
+// or past, a page's today) asks reached() or holdsUntil(), which remember the first instant after
+// now at which an answer would change. Until then the same input renders the same bytes, so a
+// rebuild can keep its files; the renderer that decides is the one that says how long it holds.
 
 export interface Clock {
   readonly now: number;

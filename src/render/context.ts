@@ -1,9 +1,6 @@
-// What one build's rendering remembers. A big site asks the same questions over and over (a zone's
-// offset on a day, an Intl formatter for a locale, a description as plain text), so renderers keep
-// the answers; they keep them here, in a context a build creates once (and each page worker thread
-// once), never in module-level maps: two builds in one process share nothing, and a build's answers
-// go when it does. Every renderer takes the context as its first parameter; why each memo pays is
-// said where it is used.
+// What one build's rendering remembers (zone offsets, Intl formatters, descriptions as text...):
+// kept in a context each build (and each page worker) creates, never in module-level maps, so two
+// builds in one process share nothing. Why each memo pays is said where it is used.
 
 import type sanitize from 'sanitize-html';
 import type { CalendarShared } from './html/view.js';
@@ -47,8 +44,7 @@ export function createRenderContext(): RenderContext {
     zones: new Map(),
     wallRanges: new WeakMap(),
     // A few hundred: a description is converted by its event's job and again by its calendar's,
-    // right after; thousands only held a render thread's memory (about 15 MB at 100,000 events)
-    // for answers no job asked for again.
+    // right after; more only holds memory for answers nobody asks for again.
     plainText: new StringMemo(512, 1_000_000),
     sanitized: new StringMemo(512, 1_000_000),
     sanitizeOptions: new Map(),

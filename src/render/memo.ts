@@ -1,12 +1,9 @@
-// A small bounded memo for pure string conversions. One description is converted by the event page,
-// its JSON-LD, its .ics, the calendar's .ics and the feeds: remembering the last few thousand
-// answers turns those repeats into map lookups. Bounded by entries and by characters held, as the
+// A small bounded memo for pure string conversions that a build repeats (one description feeds the
+// page, its JSON-LD, the .ics files and the feeds). Bounded by entries and by characters held, as
 // keys come from untrusted portal data; least recently used entries go first.
 //
-// The recency order is a doubly linked list beside the Map, not the Map's own insertion order:
-// evicting through map.keys().next() looks cheap, but V8 leaves a deleted entry as a hole at the
-// front of the table until it next rehashes, so every eviction re-walked thousands of holes (a few
-// microseconds per miss, on every miss of a big build).
+// Recency is a linked list beside the Map, not its insertion order: V8 leaves deleted entries as
+// holes at the front of the table, so evicting via map.keys().next() re-walks them on every miss.
 
 interface Entry {
   key: string;

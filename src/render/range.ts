@@ -1,14 +1,9 @@
-// Intl's formatRange without its cost on every call. ICU formats a range by re-applying interval
-// patterns to its date formatter each time (50-80 µs a call, twenty times format()), and a big
-// calendar asks for one range per event. But a range within one day reads as its date's fields
-// (weekday, day, month, year...) set into a frame made of the two times of day and the pattern's
-// literals: "Thursday, September 24, 2026, 3:00 – 5:00 PM" is the date of the 24th in the frame of
-// "3:00 – 5:00 PM". So frames are remembered per pair of times of day, date fields per day, and a
-// range is the two put together; ICU is asked only for a pair or a day not seen yet.
-//
-// Every ICU answer is also checked against what the remembered parts would have made of it. If a
-// locale's patterns ever do not split this way, the formatter stops composing and leaves every
-// range to ICU, so the output is always ICU's.
+// Intl's formatRange without its cost on every call (ICU re-applies interval patterns each time).
+// A range within one day is its date's fields set into a frame of the two times of day and the
+// pattern's literals: "Thursday, September 24, 2026, 3:00 – 5:00 PM" is the 24th's fields in the
+// frame of "3:00 – 5:00 PM". Frames are remembered per pair of times, date fields per day, and ICU
+// is asked only for ones not seen yet. Every ICU answer is checked against what the parts would
+// have made; if a locale's patterns do not split this way, every range goes to ICU.
 
 import type { RenderContext } from './context.js';
 

@@ -25,10 +25,9 @@ const DROP_WITH_CONTENT = [
 ];
 
 /**
- * Resolve a URL attribute: absolute http(s)/mailto/tel stays; relative resolves against baseUrl when
- * given; anything else (javascript:, data:, vbscript:, unparseable, relative without a base) is
- * undefined so the attribute is dropped. new URL() also strips the tabs and newlines that
- * "jav&#9;ascript:" tricks rely on, so the scheme we check is the one a browser would see.
+ * A URL attribute resolved (against baseUrl when given), or undefined to drop it unless its scheme
+ * is allowed. new URL() strips the tabs and newlines "jav&#9;ascript:" tricks rely on, so the
+ * scheme checked is the one a browser would see.
  */
 function safeUrl(value: string | undefined, baseUrl: string | undefined, schemes: string[]): string | undefined {
   if (value === undefined) return undefined;
@@ -99,9 +98,8 @@ function textToHtml(text: string): string {
 
 /** Clean untrusted portal HTML with calfeed's allowlist: no script/style/iframe/object/embed/form/input/svg/math, no event-handler or style attributes, only http(s)/mailto/tel URLs (relative URLs resolved against baseUrl when given, else dropped), links get rel="noopener nofollow ugc". Plain text (no tags) is escaped and newlines become <br>/<p>. Control and XML-illegal characters removed. */
 export function sanitizeHtml(ctx: RenderContext, html: string, baseUrl?: string): string {
+  // Remembered: a description is cleaned for its event page and again for its calendar's feeds.
   // Keyed by base and HTML; the length prefix keeps any two (base, html) pairs apart.
-  // The same description is cleaned for the event page and again for its calendar's feeds (the
-  // calendar's job, right after its events): answers are remembered (ctx.sanitized).
   const base = baseUrl ?? '';
   return ctx.sanitized.get(`${baseUrl === undefined ? '-' : base.length}:${base}${html}`, () => clean(ctx, html, baseUrl));
 }
@@ -114,10 +112,8 @@ function optionsFor(ctx: RenderContext, baseUrl: string | undefined): sanitize.I
 
 function clean(ctx: RenderContext, html: string, baseUrl: string | undefined): string {
   const input = stripControl(html);
-  if (!looksLikeHtml(input)) {
-    // Plain text may still carry entities ("Talks &amp; labs"): let the sanitizer decode and
-    // re-encode them, so text and HTML descriptions come out encoded the same way.
-    return stripControl(sanitize(textToHtml(input).replace(/&amp;/g, '&'), optionsFor(ctx, baseUrl)));
-  }
-  return stripControl(sanitize(input, optionsFor(ctx, baseUrl)));
+  // Plain text may still carry entities ("Talks &amp; labs"): let the sanitizer decode and
+  // re-encode them, so text and HTML descriptions come out encoded the same way.
+  const markup = looksLikeHtml(input) ? input : textToHtml(input).replace(/&amp;/g, '&');
+  return stripControl(sanitize(markup, optionsFor(ctx, baseUrl)));
 }

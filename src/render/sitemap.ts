@@ -1,7 +1,5 @@
-// sitemap.xml and robots.txt (sitemaps.org protocol 0.9): every page of the site a search engine
-// should index, from the set of files being published, so they list exactly what is there.
-// A sitemap holds at most 50,000 URLs: past that, sitemap.xml is an index of sitemap-1.xml,
-// sitemap-2.xml and so on, each listing a slice of the pages in path order.
+// sitemap.xml and robots.txt (sitemaps.org 0.9), from the files being published, so they list
+// exactly what is there. Past 50,000 URLs, sitemap.xml is an index of sitemap-1.xml, sitemap-2.xml...
 
 import { absoluteUrl, paths } from '../paths.js';
 import { escapeHtml } from './text.js';
@@ -19,23 +17,16 @@ export function isIndexablePage(relPath: string): boolean {
 /** The sitemap files for the given output paths (any order; others than pages are left out), by path. */
 export function renderSitemaps(siteUrl: string, relPaths: Iterable<string>, maxUrls = SITEMAP_MAX_URLS): Map<string, string> {
   const pages = [...relPaths].filter(isIndexablePage).sort();
-  const urlset = (slice: readonly string[]): string =>
-    `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="${XMLNS}">\n` +
-    slice.map((p) => `<url><loc>${escapeHtml(absoluteUrl(siteUrl, p))}</loc></url>\n`).join('') +
-    '</urlset>\n';
-  if (pages.length <= maxUrls) return new Map([[paths.site('sitemap.xml'), urlset(pages)]]);
-  const files = new Map<string, string>();
-  const names: string[] = [];
-  for (let i = 0; i * maxUrls < pages.length; i++) {
-    const name = paths.sitemapPart(i + 1);
-    names.push(name);
-    files.set(name, urlset(pages.slice(i * maxUrls, (i + 1) * maxUrls)));
-  }
-  const index =
-    `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="${XMLNS}">\n` +
-    names.map((n) => `<sitemap><loc>${escapeHtml(absoluteUrl(siteUrl, n))}</loc></sitemap>\n`).join('') +
-    '</sitemapindex>\n';
-  return new Map([[paths.site('sitemap.xml'), index], ...files]);
+  const xml = (root: string, tag: string, list: readonly string[]): string =>
+    `<?xml version="1.0" encoding="UTF-8"?>\n<${root} xmlns="${XMLNS}">\n` +
+    list.map((p) => `<${tag}><loc>${escapeHtml(absoluteUrl(siteUrl, p))}</loc></${tag}>\n`).join('') +
+    `</${root}>\n`;
+  if (pages.length <= maxUrls) return new Map([[paths.site('sitemap.xml'), xml('urlset', 'url', pages)]]);
+  const files = Array.from({ length: Math.ceil(pages.length / maxUrls) }, (_, i): [string, string] => [
+    paths.sitemapPart(i + 1),
+    xml('urlset', 'url', pages.slice(i * maxUrls, (i + 1) * maxUrls)),
+  ]);
+  return new Map([[paths.site('sitemap.xml'), xml('sitemapindex', 'sitemap', files.map(([name]) => name))], ...files]);
 }
 
 /**

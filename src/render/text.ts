@@ -8,9 +8,8 @@ import type { RenderContext } from './context.js';
 // C0 controls except TAB, LF, CR; DEL and C1 controls; U+FFFE/U+FFFF (not XML characters). Lone
 // surrogates are matched separately because a regex with the `u` flag cannot see them.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/g;
+const HAS_CONTROL = new RegExp(CONTROL.source);
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-const HAS_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/;
 
 /** Remove characters illegal in XML 1.0 and C0/C1 controls except tab, LF, CR (and lone surrogates). */
 export function stripControl(text: string): string {
@@ -73,9 +72,7 @@ function linkText(text: string, href: string | undefined): string {
 
 /** HTML -> plain text for iCalendar and summaries: block elements become line breaks, lists become "- " lines, links kept as "text (url)" (just the url when the text equals it), entities decoded, whitespace collapsed, control characters removed. */
 export function htmlToText(ctx: RenderContext, html: string): string {
-  // One description is converted for its page summary, its JSON-LD and its .ics (one render job)
-  // and for its calendar's feeds (the calendar's job, right after its events): the answers are
-  // remembered (ctx.plainText).
+  // Remembered: a description is converted by its event's render job and again by its calendar's.
   return ctx.plainText.get(html, convertHtmlToText);
 }
 
@@ -186,12 +183,8 @@ function keepLines(text: string): string {
 const SPACE_TAB = /[ \t]+/g;
 
 /**
- * The converted text's final layout, in one pass over its lines: each line's runs of spaces and
- * tabs become one space and the line is trimmed; more than one blank line in a row becomes one;
- * blank lines at either end go. The same as
- * out.split('\n').map((l) => l.replace(/[ \t]+/g, ' ').trim()).join('\n').replace(/\n{3,}/g, '\n\n').trim(),
- * without its arrays and regex passes. (Collapsing before trimming or after gives the same line:
- * a run of spaces at either end is trimmed either way.)
+ * The converted text's final layout in one pass, without arrays: the same as
+ * out.split('\n').map((l) => l.replace(/[ \t]+/g, ' ').trim()).join('\n').replace(/\n{3,}/g, '\n\n').trim().
  */
 function tidyLines(out: string): string {
   let result = '';
@@ -224,8 +217,7 @@ export function textSummary(ctx: RenderContext, html: string | undefined): strin
 
 /** Text of at most `max` code points: cut to max - 1 and an ellipsis when longer. */
 export function cutText(text: string, max: number): string {
-  // By code point, so an emoji is never cut in half; counted in place rather than by spreading the
-  // whole text into an array of characters on every page.
+  // By code point, so an emoji is never cut in half; counted in place, not by spreading the text.
   let i = 0;
   let count = 0;
   let cut = 0;

@@ -39,7 +39,7 @@ export async function writeSampleSite(dir: string, model: SiteModel, site: SiteC
     files.set(at('atom.xml'), feeds.atom);
     files.set(at('feed.json'), feeds.json);
     files.set(at('calendar.ics'), renderIcs(renderContext, cal, model.calendars, events, site));
-    if (cal) for (const e of events) files.set(paths.eventIcs(cal.slug, e.slug), renderEventIcs(renderContext, cal, e, site));
+    if (cal) for (const e of events) files.set(paths.eventIcs(cal.slug, e.slug), renderEventIcs(renderContext, e, site));
   }
   files.set(paths.headers(), renderHeaders());
   await writeFiles(dir, files);

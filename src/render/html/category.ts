@@ -1,14 +1,12 @@
-// Views of the category pages: a category's upcoming events from every calendar, by day in the
-// site's zone (each event's time in its calendar's zone, with its calendar named), and the list of
-// every category with its count. The build chooses the events (the category's upcoming ones, from
-// the spool); this only arranges them.
+// Views of the category pages: a category's upcoming events from every calendar by day in the
+// site's zone (each with its calendar's time and name), and the list of every category with its
+// count. The build chooses the events; this arranges them.
 
 import type { Calendar, Category, ListEvent, SiteContext } from '../../model.js';
 import { categoryKey, categorySlug, paths } from '../../paths.js';
-import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
-import { item, groupEvents, type DayList } from './days.js';
-import { dayKeyOf, eventDayKey, nextDayKeyAt, safeZone } from './format.js';
+import { item, groupPositions, type DayList } from './days.js';
+import { eventDayKey, safeZone, todayIn } from './format.js';
 import { relHref, subscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
 import { page, scope, zoneOf, type Scope } from './view.js';
@@ -51,16 +49,16 @@ function categoryDays(c: Scope, calendars: readonly Calendar[], events: readonly
   const { ctx, site } = c;
   const byId = new Map(calendars.map((cal) => [cal.id, cal]));
   const zone = safeZone(ctx, site.timeZone);
-  holdsUntil(site.clock, nextDayKeyAt(ctx, site.clock.now, zone));
-  const today = dayKeyOf(ctx, site.clock.now, zone);
+  const today = todayIn(ctx, site.clock, zone);
   // In day order: events of calendars in other zones start their days at other instants.
   const dayOf = (e: ListEvent): string => eventDayKey(ctx, e.when, zone);
   const known = events.map((e, i) => ({ e, i, day: dayOf(e) })).filter(({ e }) => byId.has(e.calendarId));
   known.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.i - b.i));
-  return groupEvents(c, known.map(({ e }) => e), zone, today, (e) => {
+  return groupPositions(c, known.map(({ day }) => day), today, (at) => at.map((i) => {
+    const { e } = known[i]!;
     const cal = byId.get(e.calendarId)!;
     return { ...item(c, cal, e, zoneOf(ctx, cal, site), file, today), calendar: { title: cal.title, href: relHref(file, paths.calendar(cal.slug, 'index.html')) } };
-  });
+  }));
 }
 
 /** The view of categories/index.html: every category with its upcoming count, by name. */

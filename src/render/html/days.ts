@@ -68,18 +68,9 @@ export function arraySource(events: readonly ListEvent[]): EventSource {
 }
 
 /**
- * Events of any calendars grouped by day in `zone`, each event's view made by `view`. Given
- * todayKey (the upcoming list), events that started before today (a multi-day event in progress)
- * are listed under today, where a visitor looks for them.
- */
-export function groupEvents<E extends ListEvent>(c: Scope, events: readonly E[], zone: string, todayKey: string | null, view: (e: E) => EventItemView): DayList {
-  return groupPositions(c, events.map((e) => eventDayKey(c.ctx, e.when, zone)), todayKey, (at) => at.map((i) => view(events[i]!)));
-}
-
-/**
  * Events grouped by day: `days[i]` is the day of the event at position i, listed in `order` (else
- * by position); `views` makes the views of the events at some positions, a part at a time, so a
- * day list of 100,000 events is never 100,000 views (or events, when views reads them) at once.
+ * by position); one before `todayKey` (in progress) is listed under today. `views` makes the views
+ * of the events at some positions, a part at a time, so a day list is never all its views at once.
  */
 export function groupPositions(c: Scope, days: readonly string[], todayKey: string | null, views: (at: number[]) => EventItemView[], order?: readonly number[]): DayList {
   const groups = new Map<string, number[]>();

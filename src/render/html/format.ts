@@ -4,13 +4,12 @@
 
 import { DateTime } from 'luxon';
 import type { EventWhen, FeedEvent } from '../../model.js';
-import { reached, type Clock } from '../clock.js';
+import { holdsUntil, reached, type Clock } from '../clock.js';
 import { remember, type RenderContext } from '../context.js';
 import { wallRangeFormatter } from '../range.js';
 import { isUniversalZone, isZone, wallMs } from '../zone.js';
 
-// Checking a locale builds an Intl object (tens of microseconds); a site has few and asks once per
-// event, so the answers are remembered (ctx.pageLocales; zones: isZone).
+// Checking a locale builds an Intl object, asked once per event: answers are remembered (ctx.pageLocales).
 
 /** A zone Intl and luxon both accept: the given one, else the fallback, else UTC. */
 export function safeZone(ctx: RenderContext, zone: string | undefined, fallback = 'UTC'): string {
@@ -36,22 +35,13 @@ function firstValidLocale(list: string): string {
   return 'en';
 }
 
-// Building an Intl.DateTimeFormat costs far more than using one, and a big site formats hundreds of
-// thousands of dates with a handful of distinct (locale, zone, style) triples. Styles are the
-// constant option objects below, so ctx.pageFormatters is keyed by their identity, then locale and zone.
+// Building an Intl.DateTimeFormat costs far more than using one, and a site has few (locale, zone,
+// style) triples. Styles are the constant objects below, so keyed by identity, then locale and zone.
 function formatter(ctx: RenderContext, locale: string, timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   let byPlace = ctx.pageFormatters.get(options);
-  if (!byPlace) {
-    byPlace = new Map();
-    ctx.pageFormatters.set(options, byPlace);
-  }
-  const key = `${locale}|${timeZone}`;
-  let f = byPlace.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat(locale, { ...options, timeZone });
-    byPlace.set(key, f);
-  }
-  return f;
+  if (!byPlace) ctx.pageFormatters.set(options, (byPlace = new Map()));
+  const make = (): Intl.DateTimeFormat => new Intl.DateTimeFormat(locale, { ...options, timeZone });
+  return remember(byPlace, `${locale}|${timeZone}`, Infinity, make);
 }
 
 const DAY_KEY: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit', calendar: 'iso8601', numberingSystem: 'latn' };
@@ -61,46 +51,24 @@ const TIME_SAME_DAY: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-
 const TIME_MULTI_DAY: Intl.DateTimeFormatOptions = { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
 const LONG_WHEN: Intl.DateTimeFormatOptions = { dateStyle: 'full', timeStyle: 'short' };
 
-// formatRange costs ten times what format does (ICU builds an interval pattern each call), and
-// events repeat the same times of day and the same days: labels are remembered per input
-// (ctx.pageLabels).
+// Labels are remembered per input (ctx.pageLabels): events repeat the same times and days.
 const DAY_MS = 86_400_000;
 
-// All-day events share few distinct dates, and each is converted for the list, the page and the
-// JSON-LD: midnights are remembered per zone and date (ctx.dayStarts, ctx.dayEnds; bounded, as
-// dates come from portal data).
+// All-day events share few distinct dates, each converted for the list, the page and the JSON-LD:
+// midnights are remembered per zone and date (bounded, as dates come from portal data).
 function midnight(cache: Map<string, Map<string, number>>, zone: string, isoDate: string, end: boolean): number {
-  let byDate = cache.get(zone);
-  if (byDate === undefined) {
-    if (cache.size >= 1000) cache.clear();
-    byDate = new Map();
-    cache.set(zone, byDate);
-  }
-  let ms = byDate.get(isoDate);
-  if (ms === undefined) {
+  return remember(remember(cache, zone, 1000, () => new Map()), isoDate, 50_000, () => {
     const midnight = DateTime.fromISO(isoDate, { zone }).startOf('day');
-    ms = (end ? midnight.plus({ days: 1 }) : midnight).toMillis();
-    if (byDate.size >= 50_000) byDate.clear();
-    byDate.set(isoDate, ms);
-  }
-  return ms;
-}
-
-/** Epoch ms of midnight starting an ISO date in a zone. */
-function dayStart(ctx: RenderContext, isoDate: string, zone: string): number {
-  return midnight(ctx.dayStarts, zone, isoDate, false);
-}
-
-/** Epoch ms of midnight ending an ISO date in a zone (NaN when the date does not parse). */
-function dayEnd(ctx: RenderContext, isoDate: string, zone: string): number {
-  return midnight(ctx.dayEnds, zone, isoDate, true);
+    return (end ? midnight.plus({ days: 1 }) : midnight).toMillis();
+  });
 }
 
 /** The instant range an event occupies; an all-day event runs to midnight after its last day. */
 export function eventSpan(ctx: RenderContext, when: EventWhen, zone: string): { start: number; end: number } {
   if (when.kind === 'timed') return { start: when.start, end: when.end ?? when.start };
-  const start = dayStart(ctx, when.startDate, zone);
-  const end = dayEnd(ctx, when.endDate, zone);
+  const start = midnight(ctx.dayStarts, zone, when.startDate, false);
+  // NaN when the date does not parse.
+  const end = midnight(ctx.dayEnds, zone, when.endDate, true);
   return { start, end: Number.isFinite(end) ? end : start + DAY_MS };
 }
 
@@ -129,9 +97,8 @@ export function splitPositions(ctx: RenderContext, events: Iterable<Pick<FeedEve
 }
 
 /**
- * Whether a calendar page lists an event with this span (eventSpan) among upcoming events now,
- * rather than among past ones: it has not ended, or (no end) not started. The build reads it too,
- * from spooled spans, for index.html's counts.
+ * Whether a calendar page lists an event with this span (eventSpan) as upcoming now: it has not
+ * ended, or (no end) not started. The build reads it too, for index.html's counts.
  */
 export function isUpcoming(span: { start: number; end: number }, clock: Clock): boolean {
   // Upcoming while now < end or now <= start: until both are false.
@@ -139,9 +106,8 @@ export function isUpcoming(span: { start: number; end: number }, clock: Clock): 
 }
 
 /**
- * The first instant after `now` whose dayKeyOf in `zone` differs from now's: the next midnight,
- * found with dayKeyOf itself (so it agrees with it across DST changes and odd zones) by halving
- * the two days after `now`, within which a zone's date always changes.
+ * The next midnight after `now` in `zone`, found by halving the next two days with dayKeyOf itself,
+ * so it agrees with it across DST changes and odd zones.
  */
 export function nextDayKeyAt(ctx: RenderContext, now: number, zone: string): number {
   const today = dayKeyOf(ctx, now, zone);
@@ -154,6 +120,12 @@ export function nextDayKeyAt(ctx: RenderContext, now: number, zone: string): num
     else hi = mid;
   }
   return hi;
+}
+
+/** `YYYY-MM-DD` of now in a zone, an answer that holds until the next midnight there. */
+export function todayIn(ctx: RenderContext, clock: Clock, zone: string): string {
+  holdsUntil(clock, nextDayKeyAt(ctx, clock.now, zone));
+  return dayKeyOf(ctx, clock.now, zone);
 }
 
 /** `YYYY-MM-DD` of an instant in a zone. */
@@ -192,11 +164,10 @@ export function formatListTime(ctx: RenderContext, when: EventWhen, zone: string
   const start = when.start;
   const sameDay = dayKeyOf(ctx, start, zone) === dayKeyOf(ctx, end, zone);
   if (sameDay) {
-    // Hours and minutes only: the label depends on the two wall times alone, so it is made from
-    // them, placed on one UTC day, and shared by every event at those times in any zone.
+    // Made from the two wall times on one UTC day, so shared by every event at those times in any
+    // zone; not when the end's wall time is before the start's (an hour repeated when clocks go back).
     const from = wallMs(ctx, zone, start);
     const to = wallMs(ctx, zone, end);
-    // (Not when the end's wall time is before the start's: an hour repeated when clocks go back.)
     if (from && to && to.wall >= from.wall) {
       const a = ((from.wall % DAY_MS) + DAY_MS) % DAY_MS;
       const b = a + (to.wall - from.wall);
@@ -215,10 +186,8 @@ export function formatLongWhen(ctx: RenderContext, when: EventWhen, zone: string
   if (when.kind === 'allDay') return formatDateRange(ctx, when.startDate, when.endDate, locale, 'full');
   const start = when.start;
   const end = when.end ?? start;
-  // The label shows wall-clock fields only (no zone name), so it is made from the two wall times
-  // placed in UTC, as formatListTime does, where same-day ranges can be composed from remembered
-  // parts (../range.ts). (Not when the end's wall time is before the start's: an hour repeated
-  // when clocks go back.)
+  // Wall-clock fields only, so made from the two wall times placed in UTC, where same-day ranges
+  // compose from remembered parts (../range.ts); not when the end's wall time is before the start's.
   const from = wallMs(ctx, zone, start);
   const to = end === start ? from : wallMs(ctx, zone, end);
   if (from && to && to.wall >= from.wall) {
@@ -246,8 +215,7 @@ export function isoInZone(ctx: RenderContext, ms: number, zone: string): string 
   // What luxon's toISO({ suppressMilliseconds: true }) writes, from the remembered offset.
   const local = wallMs(ctx, zone, ms);
   if (local) {
-    // YYYY-MM-DDTHH:mm:ss, and .sss when there are milliseconds (toISOString's fields; these
-    // years have four digits), from the fields rather than by cutting toISOString(), which costs more.
+    // YYYY-MM-DDTHH:mm:ss, and .sss when there are milliseconds (these years have four digits).
     const d = new Date(local.wall);
     const milliseconds = d.getUTCMilliseconds();
     const head =

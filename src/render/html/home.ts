@@ -1,14 +1,12 @@
-// The home page's view (and the 404 page's, the other page of the site root): the soonest upcoming events of every calendar (featured ones first, then
-// today, this week and later, by day in the site's zone), and the calendars with their counts and
-// subscribe links. Its events are chosen by the build (the first HOME_CANDIDATES upcoming across
-// calendars, as the combined feeds choose theirs); this only arranges them.
+// The home page's view (and the 404 page's): the soonest upcoming events of every calendar
+// (featured ones first, then today, this week and later, by day in the site's zone), and the
+// calendars with their counts and subscribe links. The build chooses the events; this arranges them.
 
 import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../../model.js';
 import { selectFeedEvents } from '../syndication/index.js';
 import { absoluteUrl, paths } from '../../paths.js';
-import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
-import { dayKeyOf, eventDayKey, formatDay, formatLongWhen, nextDayKeyAt, safeZone } from './format.js';
+import { dayKeyOf, eventDayKey, formatDay, formatLongWhen, safeZone, todayIn } from './format.js';
 import { relHref, safeHttpUrl, siteLinkViews, subscribeLinks } from './links.js';
 import { categoryLinks, type CategoryCount } from './category.js';
 import { item, type DayView, type EventItemView } from './days.js';
@@ -59,16 +57,14 @@ export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming
 }
 
 /**
- * The featured events, then today's (those in progress included), the rest of the week's and
- * later ones by day. Today and the week end at the next midnight in the site's zone: the page
- * holds until then.
+ * The featured events, then today's (in progress included), the rest of the week's and later ones
+ * by day, in the site's zone; the page holds until the next midnight there.
  */
 function upcomingSections(c: Scope, calendarList: readonly Calendar[], events: readonly FeedEvent[], file: string) {
   const { ctx, site } = c;
   const byId = new Map(calendarList.map((cal) => [cal.id, cal]));
   const zone = safeZone(ctx, site.timeZone);
-  holdsUntil(site.clock, nextDayKeyAt(ctx, site.clock.now, zone));
-  const today = dayKeyOf(ctx, site.clock.now, zone);
+  const today = todayIn(ctx, site.clock, zone);
   const weekEnd = dayKeyOf(ctx, site.clock.now + 7 * DAY_MS, zone);
   const view = (e: FeedEvent): EventItemView | undefined => {
     const cal = byId.get(e.calendarId);

@@ -1,14 +1,12 @@
-// The HTML renderer: index page, calendar pages, event pages, the iframe widget page and the static
-// assets. Templates are loaded and compiled once (loadHtmlRenderer); every render call after that
-// is pure: the same model, site and templates give the same bytes (the render context only
-// remembers answers).
+// The HTML renderer: index, calendar, category, event and widget pages and the static assets.
+// Templates are compiled once; every render after that is pure (the context only remembers answers).
 
 import { CalfeedError } from '../../errors.js';
 import type { Calendar, Category, FeedEvent, ListEvent, SiteContext } from '../../model.js';
 import { paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import type { Message, PageText } from './messages.js';
-import { compileTemplates, readTemplates, WIDGET_MESSAGES, type TemplateSources } from './templates.js';
+import { compileTemplates, readTemplates, WIDGET_MESSAGES, type PageName, type TemplateSources } from './templates.js';
 import { categoriesView, categoryDayView, type CategoryCount } from './category.js';
 import { indexView, notFoundView } from './home.js';
 import { calendarDayViews, eventView, type EventSource } from './view.js';
@@ -16,14 +14,13 @@ import { calendarDayViews, eventView, type EventSource } from './view.js';
 export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
 export { isUpcoming } from './format.js';
 export { HOME_CANDIDATES, homeEvents } from './home.js';
-export { readTemplates, type TemplateSources } from './templates.js';
+export { readTemplates } from './templates.js';
 export type { CategoryCount } from './category.js';
 
 export interface HtmlRenderer {
   /**
-   * index.html: the soonest upcoming events (of `events`: the first HOME_CANDIDATES upcoming of
-   * every calendar, by start), every calendar with its upcoming-events count (see upcomingCount)
-   * and subscribe links.
+   * index.html: the soonest of `events` (the first HOME_CANDIDATES upcoming, by start), and every
+   * calendar with its upcoming count (upcomingCount) and subscribe links.
    */
   index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], categories: readonly CategoryCount[], site: SiteContext): string;
   /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
@@ -61,11 +58,7 @@ export const ASSET_FILES = ['style.css', 'widget.js', 'page.js'] as const;
 // Where widget.js takes its messages (WIDGET_MESSAGES, in every language with a catalog) and --primary-color.
 const WIDGET_MESSAGES_MARK = '/*calfeed:messages*/null';
 
-/**
- * Compile the built-in templates/ overlaid by files of the same relative name from userDir, and
- * return the renderer. A template that fails to compile throws CalfeedError('BUILD') naming the
- * file and line.
- */
+/** The renderer of the built-in templates overlaid by userDir's; a bad template throws CalfeedError. */
 export async function loadHtmlRenderer(userDir?: string): Promise<HtmlRenderer> {
   return htmlRenderer(await readTemplates(userDir));
 }
@@ -80,6 +73,10 @@ export function htmlRenderer(read: TemplateSources): HtmlRenderer {
     assets[paths.site(name)] = text;
   }
   const text = (site: SiteContext): PageText => templates.catalogs.pick(site.locales ?? [site.locale]);
+  const render = (name: PageName, site: SiteContext, view: (t: PageText) => object): string => {
+    const t = text(site);
+    return templates.render(name, view(t), t);
+  };
   const calendarPieces: HtmlRenderer['calendarPieces'] = (ctx, cal, events, site) => {
     const t = text(site);
     const views = calendarDayViews(ctx, cal, events, site, t);
@@ -90,32 +87,21 @@ export function htmlRenderer(read: TemplateSources): HtmlRenderer {
     };
   };
   return {
-    index(ctx, calendars, upcoming, events, categories, site) {
-      const t = text(site);
-      return templates.render('index', indexView(ctx, calendars, upcoming, events, categories, site, t), t);
-    },
+    index: (ctx, calendars, upcoming, events, categories, site) =>
+      render('index', site, (t) => indexView(ctx, calendars, upcoming, events, categories, site, t)),
     categoryPieces(ctx, category, calendars, events, upcoming, site) {
       const t = text(site);
       const view = categoryDayView(ctx, category, calendars, events, upcoming, site, t);
       return templates.renderDays('category', view, view.days, DAYS_PIECE_EVENTS, t);
     },
-    categories(ctx, counts, site) {
-      const t = text(site);
-      return templates.render('categories', categoriesView(ctx, counts, site, t), t);
-    },
+    categories: (ctx, counts, site) => render('categories', site, (t) => categoriesView(ctx, counts, site, t)),
     calendar(ctx, cal, events, site) {
       const pieces = calendarPieces(ctx, cal, events, site);
       return { index: [...pieces.index].join(''), past: [...pieces.past].join(''), widget: pieces.widget };
     },
     calendarPieces,
-    event(ctx, cal, event, site) {
-      const t = text(site);
-      return templates.render('event', eventView(ctx, cal, event, site, t), t);
-    },
-    notFound(ctx, site) {
-      const t = text(site);
-      return templates.render('not-found', notFoundView(ctx, site, t), t);
-    },
+    event: (ctx, cal, event, site) => render('event', site, (t) => eventView(ctx, cal, event, site, t)),
+    notFound: (ctx, site) => render('not-found', site, (t) => notFoundView(ctx, site, t)),
     assets(site) {
       const widget = assets[paths.site('widget.js')]!;
       const messages = widgetMessages(templates.catalogs.all(), text(site).lang, site.primaryColor);

@@ -7,26 +7,20 @@ import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import { htmlToText } from '../text.js';
-import { eventSpan, isoInZone } from './format.js';
+import { isoInZone } from './format.js';
 import { safeHttpUrl } from './links.js';
 
-/** JSON text that is safe to place verbatim inside an HTML <script> element. */
-export function escapeJsonForScript(json: string): string {
-  return json.replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+/** JSON text that is safe to place verbatim inside an HTML <script> element: `chars` as \u escapes. */
+export function escapeJsonForScript(json: string, chars = /[<>&\u2028\u2029]/g): string {
+  return json.replace(chars, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
 /** The schema.org Event object for one event (plain data; see eventJsonLd for the script text). */
 export function eventSchema(ctx: RenderContext, cal: Calendar, e: FeedEvent, siteUrl: string, zone: string): Record<string, unknown> {
   const when = e.when;
-  let startDate: string;
-  let endDate: string | undefined;
-  if (when.kind === 'allDay') {
-    startDate = when.startDate;
-    endDate = when.endDate;
-  } else {
-    startDate = isoInZone(ctx, when.start, zone);
-    endDate = when.end === undefined ? undefined : isoInZone(ctx, eventSpan(ctx, when, zone).end, zone);
-  }
+  const startDate = when.kind === 'allDay' ? when.startDate : isoInZone(ctx, when.start, zone);
+  const endDate =
+    when.kind === 'allDay' ? when.endDate : when.end === undefined ? undefined : isoInZone(ctx, when.end, zone);
   const schema: Record<string, unknown> = {
     '@context': 'https://schema.org',
     '@type': 'Event',
@@ -53,9 +47,8 @@ export function eventSchema(ctx: RenderContext, cal: Calendar, e: FeedEvent, sit
 }
 
 /**
- * Where the event happens, as Google's Event rich results require it: a Place with an address
- * (the portal's parts as a PostalAddress, else its address text, else the location's own text,
- * such as "Room 204": all the portal says), or a VirtualLocation when the location is a web address.
+ * Where the event happens, as Google's Event rich results require: a VirtualLocation for a web
+ * address, else a Place whose address is the portal's parts, its address text, or the location text.
  */
 function whereSchema(ctx: RenderContext, location: EventLocation): Record<string, unknown> {
   const online = safeHttpUrl(ctx, /^https?:\/\/\S+$/i.test(location.text) ? location.text : undefined);

@@ -18,9 +18,8 @@ export function relHref(fromFile: string, toPath: string): string {
 /** An http(s) URL from untrusted data, normalized, or null for anything else (javascript:, data:, junk). */
 export function safeHttpUrl(ctx: RenderContext, url: string | undefined): string | null {
   if (!url) return null;
-  // An event page asks for its event's URL twice and its calendar's once; the JSON-LD again; its
-  // .ics, each calendar.ics and each feed item again (uriValue). (Bounded: at most 10,000 URLs of
-  // at most 2,000 characters; longer ones are parsed each time.)
+  // Remembered: an event's page, JSON-LD, .ics files and feed items all ask (uriValue). URLs over
+  // 2,000 characters are parsed each time.
   return url.length > 2000 ? parseHttpUrl(url) : remember(ctx.httpUrls, url, 10_000, parseHttpUrl);
 }
 
@@ -72,9 +71,8 @@ export function subscribeLinks(siteUrl: string, slug: string | null, name: strin
 }
 
 /**
- * The site's header or footer links as a page at `file` links them: a path on the site relative
- * from the page (as every link between pages), one from the host's root and URLs as given; with
- * `file` null (404.html, served at any path), all absolute.
+ * The site's header or footer links from the page at `file`: site paths relative, host paths and
+ * URLs as given; with `file` null (404.html, served at any path), all absolute.
  */
 export function siteLinkViews(links: readonly SiteLink[] | undefined, file: string | null, siteUrl: string): Array<{ label: string; href: string }> {
   return (links ?? []).map(({ label, url }) => {

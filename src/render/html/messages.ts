@@ -1,7 +1,6 @@
-// Message catalogs: every word of the page chrome (templates, page.js, widget.js) in one language,
-// from templates/locales/{lang}.json, overlaid key by key by the same file in --templates. The
-// catalog a site uses is the first of its --locale list that has one, else English; `lang` on its
-// pages is that catalog's language, so the attribute always matches the text.
+// Message catalogs: every word of the page chrome in one language, from templates/locales/{lang}.json,
+// overlaid key by key by --templates. A site uses the first of its --locale list with a catalog,
+// else English, and its pages' `lang` is that catalog's, so the attribute matches the text.
 
 import { ConfigError } from '../../errors.js';
 import { nearest } from '../../config/nearest.js';
@@ -93,11 +92,6 @@ export class Catalogs {
       this.merged.set(lang, into);
     }
     if (!this.merged.has('en')) throw new ConfigError('The built-in message catalog locales/en.json is missing; reinstall calfeed.');
-  }
-
-  /** Languages with a catalog, sorted. */
-  get languages(): string[] {
-    return [...this.merged.keys()].sort();
   }
 
   /** The language of the first locale with a catalog (exactly, or by its language subtag), else English. */

@@ -1,9 +1,7 @@
-// Search and filters without a server: search.json, the index page.js searches in the browser,
-// and what the home and calendar pages give their search form. The index lists every upcoming
-// event (as calendar pages count them) of every listed calendar in start order, with the few
-// fields a result shows or is matched on; descriptions as plain text, cut as a page's meta
-// description is. It is rendered in pieces from batches of events, so a site of 100,000 events
-// never holds its index, or its events, whole.
+// Search without a server: search.json, the index page.js searches in the browser, and what the
+// home and calendar pages give their search form. The index lists every upcoming event in start
+// order with the few fields a result shows or is matched on, rendered in pieces from batches of
+// events, so a big site never holds its index, or its events, whole.
 
 import { isCancelled, type Calendar, type FeedEvent, type SiteContext } from '../../model.js';
 import { categoryKey, categorySlug, paths } from '../../paths.js';
@@ -35,9 +33,8 @@ export interface SearchView {
 }
 
 /**
- * The search form's data on the page at `file` (current: the calendar whose page it is). The
- * other calendars and the categories come from the index, which page.js loads when the form is
- * first used: the pages do not grow with the site.
+ * The search form's data on the page at `file` (current: the calendar whose page it is); the rest
+ * comes from the index, which page.js loads on first use, so pages do not grow with the site.
  */
 export function searchView(file: string, current: Calendar | null, text: PageText): SearchView {
   const messages: Record<string, Message> = {};
@@ -51,9 +48,8 @@ export function searchView(file: string, current: Calendar | null, text: PageTex
 }
 
 /**
- * search.json as pieces: the calendars, each batch's events (every event given, in the order
- * given: the build passes the upcoming ones by start), then the categories they named, numbered
- * as the events refer to them.
+ * search.json as pieces: the calendars, each batch's events as given (the upcoming ones by start),
+ * then the categories they named, numbered as the events refer to them.
  */
 export function* searchIndexChunks(ctx: RenderContext, calendars: readonly Calendar[], batches: Iterable<readonly FeedEvent[]>, site: SiteContext, names: ReadonlyMap<string, string>): Generator<string> {
   const calendarIndex = new Map(calendars.map((cal, i) => [cal.id, i]));

@@ -1,7 +1,6 @@
-// What templates use, read from their syntax trees at load time: the message keys they ask {{t}}
-// for (so an unknown key fails the build before any page is rendered, naming the file and line)
-// and the partials they include (so a file of the user's that nothing uses, a misspelt override,
-// fails instead of being silently ignored).
+// What templates use, read from their syntax trees at load time: the {{t}} message keys (so an
+// unknown key fails the build, naming file and line) and the partials they include (so a user's
+// file nothing uses, a misspelt override, fails instead of being silently ignored).
 
 import Handlebars from 'handlebars';
 import { ConfigError } from '../../errors.js';
@@ -49,9 +48,8 @@ function walkValue(value: unknown, uses: TemplateUses): void {
 }
 
 /**
- * Throws unless each of the user's files (relative names) overrides a built-in one, or is a
- * partial or layout that a template includes: a file with another name would be ignored, which
- * is never what its author meant.
+ * Throws unless each of the user's files (relative names) overrides a built-in one or is a partial
+ * or layout a template includes: any other file would be silently ignored.
  */
 export function checkUserNames(userFiles: readonly string[], builtin: ReadonlySet<string>, included: ReadonlySet<string>, dir: string): void {
   for (const rel of userFiles) {

@@ -1,7 +1,6 @@
-// Loading and compiling templates: the one part of the HTML renderer that touches the disk, and it
-// does so once, before any page is rendered. Built-in files come from the package's templates/
-// folder; a user folder (--templates) overlays files of the same relative name, and its message
-// catalogs (locales/{lang}.json) overlay the built-in ones key by key.
+// Loading and compiling templates, once, before any page is rendered: the one part of the HTML
+// renderer that touches the disk. A --templates folder overlays files of the same relative name,
+// and its catalogs (locales/{lang}.json) overlay the built-in ones key by key.
 
 import { createHash, randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
@@ -11,7 +10,7 @@ import fg from 'fast-glob';
 import Handlebars from 'handlebars';
 import { CalfeedError, ConfigError } from '../../errors.js';
 import { stripControl } from '../text.js';
-import { Catalogs, catalogLang, parseCatalog, type Message, type PageText } from './messages.js';
+import { Catalogs, catalogLang, parseCatalog, type CatalogSource as Source, type Message, type PageText } from './messages.js';
 import { checkUserNames, templateUses } from './template-uses.js';
 import { allDays, type DayList } from './view.js';
 import { SEARCH_MESSAGES } from './search.js';
@@ -40,10 +39,9 @@ export interface TemplateSet {
   /** Render a page template with a plain view model, its {{t}} text from `text`. */
   render(name: PageName, view: object, text: PageText): string;
   /**
-   * Render a page with a day list (`days`, rendered by partials/day-list) in pieces, the day list a
-   * part at a time: render()'s text, never whole. In one piece when the page or the day list is
-   * the user's, or a template of the user's names `days` or `@../` (only the built-in ones are
-   * known to look at the days in no other way).
+   * render()'s text of a page with a day list, in pieces, the list (partials/day-list) a part at a
+   * time; in one piece when the page or the list is the user's, or a user's template names `days`
+   * or `@../` (only the built-in ones are known to look at the days in no other way).
    */
   renderDays(name: DaysPageName, view: object, days: DayList, size: number, text: PageText): Iterable<string>;
   /** Static assets (style.css, widget.js, ...), by file name. */
@@ -54,20 +52,11 @@ export interface TemplateSet {
   fingerprint: string;
 }
 
-interface Source {
-  file: string;
-  text: string;
-}
-
 const TEMPLATE_FILES = ['layouts/**/*.hbs', 'partials/**/*.hbs', 'pages/**/*.hbs', 'assets/*'];
 const CATALOG_FILES = ['locales/*.json'];
 
 async function collect(dir: string, into: Map<string, Source>, patterns: string[] = TEMPLATE_FILES): Promise<void> {
-  const entries = await fg(patterns, {
-    cwd: dir,
-    onlyFiles: true,
-    dot: false,
-  });
+  const entries = await fg(patterns, { cwd: dir }); // fast-glob's defaults: files only, no dotfiles
   // Sorted so that overlay order, and so the result, never depends on directory order.
   for (const rel of entries.sort()) {
     const file = join(dir, rel);
@@ -110,18 +99,17 @@ export interface TemplateSources {
   fingerprint: string;
   sources: Map<string, Source>;
   catalogSources: { builtin: Map<string, Source>; user: Map<string, Source> };
-  builtinDir: string;
   userDir: string | undefined;
   builtinNames: Set<string>;
   userNames: string[];
 }
 
 /** Read the built-in templates overlaid by userDir, and fingerprint them: what a build's inputs need. */
-export async function readTemplates(userDir?: string, builtinDir: string = BUILTIN_TEMPLATES): Promise<TemplateSources> {
+export async function readTemplates(userDir?: string): Promise<TemplateSources> {
   const sources = new Map<string, Source>();
   const catalogSources = { builtin: new Map<string, Source>(), user: new Map<string, Source>() };
-  await collect(builtinDir, sources);
-  await collect(builtinDir, catalogSources.builtin, CATALOG_FILES);
+  await collect(BUILTIN_TEMPLATES, sources);
+  await collect(BUILTIN_TEMPLATES, catalogSources.builtin, CATALOG_FILES);
   const builtinNames = new Set(sources.keys());
   const userNames: string[] = [];
   if (userDir !== undefined) {
@@ -137,28 +125,28 @@ export async function readTemplates(userDir?: string, builtinDir: string = BUILT
   const hash = createHash('sha256');
   for (const [rel, src] of [...sources].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${rel}\0${src.text}\0`);
   for (const [origin, found] of Object.entries(catalogSources)) for (const [rel, src] of found) hash.update(`${origin}:${rel}\0${src.text}\0`);
-  return { fingerprint: hash.digest('base64url'), sources, catalogSources, builtinDir, userDir, builtinNames, userNames };
+  return { fingerprint: hash.digest('base64url'), sources, catalogSources, userDir, builtinNames, userNames };
 }
 
 /** Load built-in templates overlaid by userDir, compile them all, and return the page renderer. */
-export async function loadTemplates(userDir?: string, builtinDir: string = BUILTIN_TEMPLATES): Promise<TemplateSet> {
-  return compileTemplates(await readTemplates(userDir, builtinDir));
+export async function loadTemplates(userDir?: string): Promise<TemplateSet> {
+  return compileTemplates(await readTemplates(userDir));
 }
 
 /** Compile templates read by readTemplates, check the user's names and catalogs, and return the page renderer. */
 export function compileTemplates(read: TemplateSources): TemplateSet {
-  const { sources, catalogSources, builtinDir, userDir, builtinNames, userNames } = read;
+  const { sources, catalogSources, userDir, builtinNames, userNames } = read;
   const hb = Handlebars.create();
   hb.registerHelper('t', messageHelper);
   const { pages, assets, uses } = compileAll(hb, sources);
   for (const name of PAGE_NAMES) {
-    if (!pages.has(name)) throw new CalfeedError('BUILD', `Template pages/${name}.hbs is missing from ${builtinDir}; reinstall calfeed.`);
+    if (!pages.has(name)) throw new CalfeedError('BUILD', `Template pages/${name}.hbs is missing from ${BUILTIN_TEMPLATES}; reinstall calfeed.`);
   }
   checkUserNames(userNames, builtinNames, new Set(uses.partials), userDir === undefined ? '' : resolve(userDir));
   const catalogs = loadCatalogs(catalogSources, uses.keys);
 
   // The day list, when renderDays may cut the pages that show it into pieces.
-  const builtin = (rel: string): boolean => sources.get(rel)?.file === join(builtinDir, rel);
+  const builtin = (rel: string): boolean => sources.get(rel)?.file === join(BUILTIN_TEMPLATES, rel);
   const dayList = cuttableDayList(hb, sources, builtin);
   const mark = `calfeed-days-${randomUUID()}`;
 

@@ -5,12 +5,11 @@
 import type { Calendar, CalendarEvent, FeedEvent, ListEvent, SiteContext, SiteModel } from '../../model.js';
 import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
-import { holdsUntil } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { sanitizeHtml } from '../sanitize.js';
 import { textSummary as summary } from '../text.js';
 import {
-  dayKeyOf, eventDayKey, eventSpan, formatDay, formatLongWhen, isoInZone, nextDayKeyAt, safeLocale, safeZone, splitByNow, splitPositions,
+  eventDayKey, eventSpan, formatDay, formatLongWhen, isoInZone, safeLocale, safeZone, splitByNow, splitPositions, todayIn,
 } from './format.js';
 import { eventJsonLd } from './jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, siteLinkViews, subscribeLinks, type SubscribeLinks } from './links.js';
@@ -103,19 +102,11 @@ export function pageSpan(ctx: RenderContext, cal: Calendar, e: CalendarEvent, si
 }
 
 /**
- * "Today" on a calendar's index page now, in its zone: upcoming events that started on an
- * earlier day (in progress) are listed under it and marked ongoing. The only other thing besides
- * the upcoming/past split (pageSpan) that calendar pages take from "now"; it holds until midnight.
+ * "Today" on a calendar's index page, in its zone, under which events in progress are listed; with
+ * pageSpan, all calendar pages take from "now". It holds until midnight.
  */
 export function pageToday(ctx: RenderContext, cal: Calendar, site: SiteContext): string {
-  const zone = zoneOf(ctx, cal, site);
-  holdsUntil(site.clock, nextDayKeyAt(ctx, site.clock.now, zone));
-  return dayKeyOf(ctx, site.clock.now, zone);
-}
-
-/** A calendar's events split at "now": upcoming by start, past newest first. */
-export function splitEvents<E extends ListEvent>(ctx: RenderContext, cal: Calendar, events: readonly E[], site: SiteContext): { upcoming: E[]; past: E[] } {
-  return splitByNow(ctx, events, zoneOf(ctx, cal, site), site.clock);
+  return todayIn(ctx, site.clock, zoneOf(ctx, cal, site));
 }
 
 export function description(ctx: RenderContext, html: string | undefined, baseUrl: string | undefined): string | null {
@@ -126,7 +117,7 @@ export function description(ctx: RenderContext, html: string | undefined, baseUr
 
 /** Upcoming events of a calendar that are not cancelled: the count index.html shows for it. */
 export function upcomingCount(ctx: RenderContext, cal: Calendar, events: FeedEvent[], site: SiteContext): number {
-  return splitEvents(ctx, cal, events, site).upcoming.filter((e) => !isCancelled(e)).length;
+  return splitByNow(ctx, events, zoneOf(ctx, cal, site), site.clock).upcoming.filter((e) => !isCancelled(e)).length;
 }
 
 /** Every calendar's upcomingCount, the input of index.html. */
@@ -155,9 +146,8 @@ export function calendarViews(ctx: RenderContext, cal: Calendar, events: readonl
 }
 
 /**
- * calendarViews, with the days of the index and past pages as DayLists (made a part at a time).
- * The events are read once in order here and again a part at a time as the day lists are made,
- * so a source that reads them when asked (the spool) never has them all in memory.
+ * calendarViews, the index and past pages' days as DayLists: events are read once in order, then a
+ * part at a time, so a source that reads them when asked (the spool) never has them all in memory.
  */
 export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[] | EventSource, site: SiteContext, text: PageText) {
   const c = scope(ctx, site, text);
@@ -220,64 +210,41 @@ export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: read
 }
 
 /**
- * What every event page of one calendar shares: links to the site's pages and the calendar's feeds
- * (relative from the calendar's events/ folder), its crumbs and heading. Built once per calendar
- * rather than once per event; kept with the inputs it was built from and rebuilt if any differs.
+ * What every event page of one calendar shares (links from its events/ folder, crumbs, heading):
+ * built once per calendar, kept with its inputs, and rebuilt if any differs.
  */
 export interface CalendarShared {
-  siteUrl: string;
-  siteTitle: string;
-  version: string;
-  locale: string;
-  text: PageText;
-  logo: string | undefined;
-  primaryColor: string | undefined;
-  /** The header and footer links, as one string to compare. */
-  links: string;
-  siteZone: string;
-  title: string;
-  timeZone: string;
-  url: string | undefined;
+  /** What it was built from, each compared (===) before it is used again. */
+  inputs: unknown[];
   zone: string;
   /** Base for the portal's relative links when the event has no URL of its own. */
   calendarBase: string | undefined;
-  /** page() of an event page, less its title, canonical URL and description. */
-  page: Omit<PageView, 'title' | 'canonical' | 'description'>;
+  /** page() of an event page; each event sets its own title, canonical URL, description and image. */
+  page: PageView;
   calendar: { title: string; href: string; timeZone: string };
 }
 
-// Remembered in ctx.calendarShared, keyed by slug, not by the Calendar object: in a page worker
-// every job brings its own copy of the calendar, so an object key never matched there and every
-// event page rebuilt its links. The entry is checked against every other input above before it is
-// used, so a stale one is never served.
-// More calendars than a portal has; past it the cache starts over rather than grow without bound.
+// Keyed by slug, not by the Calendar object: a page worker's jobs each bring their own copy. Past
+// MAX_SHARED the cache starts over.
 const MAX_SHARED = 4096;
 
 function calendarShared(c: Scope, cal: Calendar): CalendarShared {
   const { ctx, site } = c;
-  const known = ctx.calendarShared.get(cal.slug);
   const links = site.headerLinks || site.footerLinks ? JSON.stringify([site.headerLinks, site.footerLinks]) : '';
-  if (
-    known && known.siteUrl === site.siteUrl && known.siteTitle === site.title && known.version === site.version &&
-    known.locale === c.locale && known.text === c.text && known.siteZone === site.timeZone && known.title === cal.title &&
-    known.timeZone === cal.timeZone && known.url === cal.url && known.logo === site.logo && known.primaryColor === site.primaryColor &&
-    known.links === links
-  ) {
-    return known;
-  }
+  const inputs = [site.siteUrl, site.title, site.version, c.locale, c.text, site.timeZone, site.logo, site.primaryColor, links];
+  inputs.push(cal.title, cal.timeZone, cal.url);
+  const known = ctx.calendarShared.get(cal.slug);
+  if (known && known.inputs.every((input, i) => input === inputs[i])) return known;
   // Every event page of the calendar is in this folder; a placeholder name stands for the event.
   const file = paths.eventPage(cal.slug, 'event');
   const indexHref = relHref(file, paths.calendar(cal.slug, 'index.html'));
-  const { title: _title, canonical: _canonical, description: _description, ...rest } = page(
-    c, file, '', subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: indexHref }],
-  );
   const zone = zoneOf(ctx, cal, site);
+  const crumbs = [{ label: cal.title, href: indexHref }];
   const shared: CalendarShared = {
-    siteUrl: site.siteUrl, siteTitle: site.title, version: site.version, locale: c.locale, text: c.text, logo: site.logo, primaryColor: site.primaryColor, links, siteZone: site.timeZone,
-    title: cal.title, timeZone: cal.timeZone, url: cal.url,
+    inputs,
     zone,
     calendarBase: safeHttpUrl(ctx, cal.url) ?? undefined,
-    page: rest,
+    page: page(c, file, '', subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, crumbs),
     calendar: { title: cal.title, href: indexHref, timeZone: zone },
   };
   if (ctx.calendarShared.size >= MAX_SHARED) ctx.calendarShared.clear();
@@ -301,22 +268,10 @@ export function eventView(ctx: RenderContext, cal: Calendar, e: FeedEvent, site:
   return {
     page: shared
       ? {
-          lang: shared.page.lang,
-          locale: shared.page.locale,
+          ...shared.page,
           title: siteTitled(title, site),
-          siteTitle: shared.page.siteTitle,
           description: summary(ctx, e.description) ?? null,
-          home: shared.page.home,
-          stylesheet: shared.page.stylesheet,
-          script: shared.page.script,
           canonical: absoluteUrl(site.siteUrl, file),
-          generator: shared.page.generator,
-          logo: shared.page.logo,
-          primaryColor: shared.page.primaryColor,
-          crumbs: shared.page.crumbs,
-          headerLinks: shared.page.headerLinks,
-          footerLinks: shared.page.footerLinks,
-          alternates: shared.page.alternates,
           image: safeHttpUrl(ctx, e.image),
         }
       : { ...page(c, file, title, subscribeLinks(site.siteUrl, cal.slug, cal.title), cal.title, [{ label: cal.title, href: relHref(file, indexFile) }], summary(ctx, e.description)), image: safeHttpUrl(ctx, e.image) },

@@ -9,10 +9,9 @@ import { dateValue, escapeText, paramValue, uriValue, utcDateTime } from './line
 import { nextDay } from '../syndication/when.js';
 
 /**
- * Percent-encode everything but RFC 3986 unreserved characters. The encoding is injective (a '%'
- * in an id is itself encoded), so distinct ids stay distinct, and the result holds no '/', '@',
- * ',', ';', '\' or whitespace, so the UID needs no TEXT escaping and its parts cannot run together.
- * A lone surrogate (not valid UTF-8) becomes %uXXXX, a form the byte encoding never produces.
+ * Percent-encode everything but RFC 3986 unreserved characters: injective ('%' is encoded too), and
+ * free of '/', '@', ',', ';', '\' and whitespace, so UID parts need no escaping and cannot run
+ * together. A lone surrogate becomes %uXXXX, a form the byte encoding never produces.
  */
 function encodeIdPart(id: string): string {
   // Most ids are plain already (numbers, slugs): nothing to encode.
@@ -79,9 +78,8 @@ export function veventLines(ctx: RenderContext, event: FeedEvent, site: SiteCont
     lines.push(`DTEND;VALUE=DATE:${dateValue(nextDay(event.when.endDate))}`);
   } else {
     lines.push(`DTSTART:${utcDateTime(event.when.start)}`);
-    // Without an end we write no DTEND (and no invented DURATION): RFC 5545 defines that as an event
-    // ending when it starts, and Google, Apple, Outlook and Thunderbird all import it as a point in
-    // time at the right start, whereas a made-up duration would show an end the portal never gave.
+    // No end, no DTEND (nor an invented DURATION): RFC 5545 reads that as ending when it starts,
+    // and calendar apps import it so, rather than showing an end the portal never gave.
     if (event.when.end !== undefined && event.when.end > event.when.start) {
       lines.push(`DTEND:${utcDateTime(event.when.end)}`);
     }

@@ -51,16 +51,9 @@ export function inIcalWindow(endMs: number, site: SiteContext): boolean {
   return !reached(site.clock, endMs + site.icalPastDays * DAY_MS + 1);
 }
 
-/** Events in the iCalendar window, in a stable order. */
-function windowed(ctx: RenderContext, events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
-  const zone = zoneLookup(calendars, site);
-  return sortByStart(ctx, events.filter((e) => inIcalWindow(eventEndMs(ctx, e, zone(e)), site)), zone);
-}
-
 /**
- * The serialized VCALENDAR header of calendar.ics for one calendar (cal given) or all calendars
- * combined (cal null; title = site.title). A calendar file is this, then veventText() of each
- * event in the window in start order, then ICS_FOOTER: the build streams big ones that way.
+ * The VCALENDAR header of a calendar's, a category's or (cal null) the combined calendar.ics: the
+ * file is this, veventText() of each event in the window by start, then ICS_FOOTER.
  */
 export function icsHeader(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], site: SiteContext): string {
   const header: CalendarHeader = !cal
@@ -92,8 +85,10 @@ export const ICS_FOOTER = serialize(['END:VCALENDAR']);
 
 /** calendar.ics for one calendar (cal given) or all calendars combined (cal null; title = site.title). Events outside the window (ended more than site.icalPastDays days before site.now) are left out; removed events (removedAt) and cancelled ones are STATUS:CANCELLED. */
 export function renderIcs(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): string {
+  const zone = zoneLookup(calendars, site);
+  const inWindow = events.filter((e) => inIcalWindow(eventEndMs(ctx, e, zone(e)), site));
   let out = icsHeader(ctx, cal, calendars, site);
-  for (const event of windowed(ctx, events, calendars, site)) out += veventText(ctx, event, site);
+  for (const event of sortByStart(ctx, inWindow, zone)) out += veventText(ctx, event, site);
   return out + ICS_FOOTER;
 }
 
@@ -106,11 +101,8 @@ export function veventText(ctx: RenderContext, event: FeedEvent, site: SiteConte
  * One event's .ics (paths.eventIcs) for "add to calendar" buttons: a VCALENDAR with METHOD:PUBLISH
  * and one VEVENT. `vevent` is veventText(ctx, event, site) when the caller has it already.
  */
-export function renderEventIcs(ctx: RenderContext, _cal: Calendar, event: FeedEvent, site: SiteContext, vevent = veventText(ctx, event, site)): string {
-  const lines = [
-    ...preamble(site),
-    // No X-WR-CALNAME here: with it, Outlook and Apple Calendar offer to create a new calendar
-    // for a single event instead of adding the event to one the user already has.
-  ];
-  return serialize(lines) + vevent + ICS_FOOTER;
+export function renderEventIcs(ctx: RenderContext, event: FeedEvent, site: SiteContext, vevent = veventText(ctx, event, site)): string {
+  // No X-WR-CALNAME here: with it, Outlook and Apple Calendar offer to create a new calendar
+  // for a single event instead of adding the event to one the user already has.
+  return serialize(preamble(site)) + vevent + ICS_FOOTER;
 }

@@ -1,11 +1,6 @@
-// RFC 5545 content lines, written by hand rather than by the `ics` package. ics 3.12 (the version
-// installed; see node_modules/ics/dist) folds by code points (utils/fold-line.js uses runes2, so a
-// line of emoji reaches ~300 octets), hard-codes "X-PUBLISHED-TTL:PT1H" and has no NAME,
-// X-WR-CALDESC, X-WR-TIMEZONE, REFRESH-INTERVAL or SOURCE (pipeline/format.js formatHeader), joins
-// CATEGORIES unescaped, writes ORGANIZER;CN="a \"b\"" (a DQUOTE is not allowed inside a quoted
-// parameter, RFC 5545 3.1), fills a random UID and DTSTAMP=now, and rejects the whole calendar when
-// one URL or e-mail fails its yup schema. Wrapping it would mean unfolding its output, deleting and
-// re-adding header lines and pre-escaping its inputs: more code than the ~100 lines below.
+// RFC 5545 content lines, written by hand: the `ics` package (3.12) folds by code points, not
+// octets, lacks NAME, X-WR-*, REFRESH-INTERVAL and SOURCE, leaves CATEGORIES unescaped, puts DQUOTEs
+// inside a quoted CN, fills a random UID and DTSTAMP=now, and rejects a calendar for one bad URL.
 
 import type { RenderContext } from '../context.js';
 import { safeHttpUrl } from '../html/links.js';
@@ -40,8 +35,7 @@ export function paramValue(text: string): string {
 export function foldLine(line: string): string {
   // A UTF-16 code unit is at most 3 octets (a pair of them, 4): short lines need no counting.
   if (line.length * 3 <= MAX_OCTETS) return line;
-  // One pass over code units, cutting by index: counting octets per character with
-  // Buffer.byteLength and building strings char by char cost more than the rest of the VEVENT.
+  // One pass over code units, cutting by index: Buffer.byteLength per character costs too much.
   let parts: string[] | undefined;
   let start = 0;
   let octets = 0;
@@ -77,19 +71,16 @@ export function serialize(lines: string[]): string {
   return out;
 }
 
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
-
 /** A UTC DATE-TIME value, e.g. 20260325T150000Z. */
 export function utcDateTime(ms: number): string {
   const d = new Date(ms);
-  const year = d.getUTCFullYear();
   return (
-    (year >= 1000 ? String(year) : pad(year, 4)) + pad2(d.getUTCMonth() + 1) + pad2(d.getUTCDate()) +
+    String(d.getUTCFullYear()).padStart(4, '0') + pad2(d.getUTCMonth() + 1) + pad2(d.getUTCDate()) +
     'T' + pad2(d.getUTCHours()) + pad2(d.getUTCMinutes()) + pad2(d.getUTCSeconds()) + 'Z'
   );
 }
 
-// pad(n, 2) for the fields above (NaN too), without padStart: four of them per DATE-TIME.
+// Two digits for the fields above (NaN too), without padStart: four of them per DATE-TIME.
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
 
 /** A DATE value from `YYYY-MM-DD`, e.g. 20261224. */
@@ -106,11 +97,9 @@ export function durationValue(minutes: number): string {
 }
 
 /**
- * An absolute http(s) URL fit for a URI value, or undefined. Portal URLs are untrusted: a value
- * with spaces or line breaks would break the content line, so it goes through the WHATWG parser,
- * whose href is percent-encoded.
+ * An absolute http(s) URL fit for a URI value, or undefined: the WHATWG href is percent-encoded, so
+ * untrusted spaces or line breaks cannot break the line. A page's links' check, sharing its memo.
  */
 export function uriValue(ctx: RenderContext, url: string | undefined): string | undefined {
-  // The same check as a page's links (the WHATWG href of an http(s) URL), so one memo serves both.
   return safeHttpUrl(ctx, url) ?? undefined;
 }

@@ -1,18 +1,11 @@
-// RSS 2.0, Atom 1.0 and JSON Feed 1.1 through the `feed` package (v6), with its gaps closed here.
-// What feed 6 does that we work around (see node_modules/feed/lib/feed.js):
-// - it falls back to new Date() for feed dates: we always pass `updated`, taken from the data;
-// - RSS pubDate prefers `published` over `date`: the RSS feed gets items without `published`, so
-//   pubDate is when the event was published or last changed (eventStamp);
-// - Atom ids go through new URL(): we give a urn:uuid derived from the UID (a valid IRI, stable);
-// - titles and summaries are CDATA marked type="html", and xml-js escapes only the first "]]>" in
-//   CDATA: we pass HTML-escaped titles and bodies in which no "]]>" can remain;
-// - attribute values get only '&' and '"' escaped, so a '<' in a category would break the XML: we
-//   drop '<' from category names;
-// - it types an Atom image link by the URL's extension ("image//x" without one, "image/jpg"): only
-//   URLs with a known image extension get one, its type mended; RSS enclosures get our type;
-// - it writes JSON Feed version 1 and ignores `language`: we write JSON Feed 1.1 ourselves, its
-//   members in feed's order (ids, plain-text titles, `authors`, `language`, and the `_calfeed`
-//   extension for widget.js).
+// RSS 2.0, Atom 1.0 and JSON Feed 1.1 through the `feed` package (v6), with its gaps closed here:
+// - it falls back to new Date() for feed dates: we always pass `updated`, from the data;
+// - RSS pubDate prefers `published`: RSS items get none, so pubDate is eventStamp;
+// - Atom ids go through new URL(): we give a urn:uuid derived from the UID (stable);
+// - xml-js escapes only the first "]]>" in CDATA: titles and bodies are HTML-escaped, with none left;
+// - attribute values get only '&' and '"' escaped: '<' is dropped from category names;
+// - Atom image links are typed by the URL's extension: only known ones go there, the type mended;
+// - it writes JSON Feed 1 and ignores `language`: we write 1.1 ourselves, in feed's member order.
 
 import { createHash } from 'node:crypto';
 import { Feed, type Item } from 'feed';
@@ -20,6 +13,7 @@ import { eventPublished, eventStamp, isCategory, type Calendar, type Category, t
 import { absoluteUrl, paths } from '../../paths.js';
 import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
+import { escapeJsonForScript } from '../html/jsonld.js';
 import type { PageText } from '../html/messages.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
@@ -106,9 +100,8 @@ function itemCategories(event: FeedEvent): string[] {
 // The feed library's channel; its items are spliced in as feedItems() made them.
 function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], updated: Date, site: SiteContext, text: PageText, withPublished: boolean): Feed {
   const { file, title, description, link } = channel(ctx, cal, calendars, site, text);
-  // RSS has no way to say "this is text": many readers render channel text as HTML, as they do item
-  // titles, so RSS gets it escaped like them (the RSS feed is the one built without `published`).
-  // Atom's title and subtitle are type="text" by default and stay as they are.
+  // Many RSS readers render channel text as HTML, as item titles, so the RSS feed (the one without
+  // `published`) gets it escaped; Atom's title and subtitle are type="text" and stay as they are.
   const channelText = withPublished ? (plain: string): string => plain : escapeMarkup;
   return new Feed({
     id: file('atom.xml'),
@@ -147,8 +140,7 @@ function feedItem(ctx: RenderContext, { event, uid, title: itemText, body, image
 }
 
 /**
- * JSON Feed 1.1, made here rather than from feed's version-1 output (which would be parsed and
- * written again): its members in the order feed 6 writes them, with plain-text titles, `authors`,
+ * JSON Feed 1.1, its members in the order feed 6 writes them, with plain-text titles, `authors`,
  * `language` and the _calfeed extension added. `items` are jsonFeedItem()'s.
  */
 function jsonFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], items: readonly string[], site: SiteContext, text: PageText): string {
@@ -185,18 +177,12 @@ function jsonFeedItem(ctx: RenderContext, { event, zone, uid, title: itemText, b
   return scriptSafe(jsonItem(item));
 }
 
-/**
- * Escape < > & as \u escapes: the same JSON, but safe to inline in a <script> on a host page. A
- * character at a time, so a feed's parts can be escaped apart (as can stripControl's).
- */
-function scriptSafe(json: string): string {
-  return json.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+/** < > & as \u escapes: the same JSON, safe inline in a host page's <script>; parts can be escaped apart. */
+const scriptSafe = (json: string): string => escapeJsonForScript(json, /[<>&]/g);
 
 /**
- * feed 6 types an image link "image/" + the URL's extension as written ("image/jpg", "image/PNG"):
- * each becomes the registered type. Only link elements are touched: titles are escaped and bodies
- * sanitized, so no "<link" of the portal's can be in them.
+ * feed 6 types an image link "image/" + the extension as written ("image/jpg"): each becomes the
+ * registered type. Titles are escaped and bodies sanitized, so every "<link" is feed's own.
  */
 function atomImageTypes(atom: string): string {
   return atom.replace(/(<link rel="enclosure" href="[^"<>]*" type=")image\/([A-Za-z0-9]+)("\/>)/g, (all, head: string, ext: string, tail: string) => {
@@ -213,36 +199,25 @@ export function renderSyndication(ctx: RenderContext, cal: Calendar | null, cale
 }
 
 /**
- * The feeds of items made by feedItems() (the events selectFeedEvents picks), so a build can list
- * events without holding or rendering them again. `updated` dates the feeds: the newest item's
- * eventStamp, else the newest of all the events (newestStamp).
+ * The feeds of items made by feedItems() (the events selectFeedEvents picks); `updated` dates them:
+ * the newest item's eventStamp, else the newest of all the events (newestStamp).
  */
 export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], items: readonly string[], updated: number, site: SiteContext, text: PageText): SyndicationFeeds {
-  const rss: string[] = [];
-  const atom: string[] = [];
-  const json: string[] = [];
-  for (const item of items) {
-    const [r, a, j] = item.split('\0');
-    if (j === undefined) throw new Error('internal: a feed item without its three formats');
-    rss.push(r!);
-    atom.push(a!);
-    json.push(j);
-  }
+  const formats = items.map((item) => item.split('\0'));
+  if (formats.some((f) => f.length < 3)) throw new Error('internal: a feed item without its three formats');
   const date = new Date(updated);
   const rssHead = stripControl(buildFeed(ctx, cal, calendars, date, site, text, false).rss2());
   const atomHead = stripControl(buildFeed(ctx, cal, calendars, date, site, text, true).atom1());
   return {
-    rss: spliceRss(rssHead, rss) + '\n',
-    atom: spliceAtom(atomHead, atom) + '\n',
-    json: jsonFeed(ctx, cal, calendars, json, site, text),
+    rss: spliceRss(rssHead, formats.map(([rss]) => rss!)) + '\n',
+    atom: spliceAtom(atomHead, formats.map(([, atom]) => atom!)) + '\n',
+    json: jsonFeed(ctx, cal, calendars, formats.map(([, , json]) => json!), site, text),
   };
 }
 
 /**
- * One event's item in RSS, Atom and JSON Feed, as each feed writes it, joined by NUL (which none
- * of them can hold: stripControl and JSON escape it). Rendered once per event and kept with it in
- * the spool, so each feed that lists the event (its calendar's, the combined, its categories')
- * splices it in (splice.ts).
+ * One event's item in RSS, Atom and JSON Feed, joined by NUL (which none of them can hold), rendered
+ * once and kept in the spool for every feed that lists the event to splice in (splice.ts).
  */
 export function feedItems(ctx: RenderContext, event: FeedEvent, zone: string, site: SiteContext, text: PageText): string {
   const image = eventImage(ctx, event);

@@ -1,7 +1,6 @@
-// A feed is its channel and then its items, and the feed library (xml-js underneath, four spaces a
-// level) writes an item the same wherever it stands. So an event's item is cut once from a
-// one-item feed of the library's writing and spliced into every feed that lists the event, with
-// the library still writing every byte. test/render/feeds/splice.test.ts holds it to that.
+// The feed library writes an item the same wherever it stands, so an event's item is cut once from
+// a one-item feed and spliced into every feed that lists it, the library still writing every byte
+// (test/render/feeds/splice.test.ts holds it to that).
 
 import { Feed, type Item } from 'feed';
 

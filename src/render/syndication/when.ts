@@ -14,11 +14,7 @@ export function zoneLookup(calendars: Calendar[], site: SiteContext): (event: Ca
   return (event) => zones.get(event.calendarId) ?? site.timeZone;
 }
 
-// Zone conversion (luxon asks Intl for offsets) is the slowest step of rendering a big calendar,
-// and all-day events share few distinct dates, so midnights are memoized per (date, zone)
-// (ctx.feedMidnights).
-
-/** Midnight starting a `YYYY-MM-DD` day in a zone, epoch ms. */
+/** Midnight starting a `YYYY-MM-DD` day in a zone, epoch ms (remembered: all-day events share few dates). */
 function dayStart(ctx: RenderContext, date: string, zone: string): number {
   return remember(ctx.feedMidnights, date + ' ' + zone, 50_000, () => {
     const dt = DateTime.fromISO(date, { zone });
@@ -70,22 +66,16 @@ function compareStrings(a: string, b: string): number {
 
 /** A remembered Intl formatter; an invalid locale or zone falls back to en / UTC instead of throwing. */
 function formatter(ctx: RenderContext, locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  const key = locale + JSON.stringify(options);
-  let f = ctx.feedFormatters.get(key);
-  if (!f) {
+  return remember(ctx.feedFormatters, locale + JSON.stringify(options), Infinity, () => {
     try {
-      f = new Intl.DateTimeFormat(locale, options);
+      return new Intl.DateTimeFormat(locale, options);
     } catch {
-      f = new Intl.DateTimeFormat('en', { ...options, timeZone: options.timeZone && isZone(ctx, options.timeZone) ? options.timeZone : 'UTC' });
+      return new Intl.DateTimeFormat('en', { ...options, timeZone: options.timeZone && isZone(ctx, options.timeZone) ? options.timeZone : 'UTC' });
     }
-    ctx.feedFormatters.set(key, f);
-  }
-  return f;
+  });
 }
 
-
-// The same event is labelled in its calendar's feeds and in the combined ones (formatRange costs
-// ten times what format does): labels are remembered per input (ctx.feedLabels).
+// Labels are remembered per input (ctx.feedLabels): an event is labelled in several feeds.
 
 const DATE: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' };
 const TIME: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
@@ -111,9 +101,8 @@ export function formatWhenLong(ctx: RenderContext, event: CalendarEvent, locale:
   if (event.when.kind === 'allDay') return formatWhenShort(ctx, event, locale, zone);
   const { start, end } = event.when;
   if (end !== undefined && end > start && isZone(ctx, zone)) {
-    // The span shows wall-clock fields only, so it is the two wall times formatted in UTC, by a
-    // formatter that composes same-day ranges instead of asking ICU for each (see ../range.ts).
-    // (A zone Intl does not know makes formatter() fall back to English: that case stays below.)
+    // Wall-clock fields only: the two wall times formatted in UTC, composing same-day ranges
+    // (../range.ts). A zone Intl does not know makes formatter() fall back to English: left below.
     const from = wallMs(ctx, zone, start);
     const to = wallMs(ctx, zone, end);
     if (from && to && to.wall >= from.wall) {

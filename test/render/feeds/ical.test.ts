@@ -278,12 +278,12 @@ describe('renderIcs: status, window and properties', () => {
 describe('renderEventIcs', () => {
   it('is a PUBLISH calendar with the one event, under the same UID as in calendar.ics', () => {
     const event = sampleEvent();
-    const text = renderEventIcs(ctx, science, event, site);
+    const text = renderEventIcs(ctx, event, site);
     const { vevents } = parseIcs(text);
     expect(vevents).toHaveLength(1);
     expect(line(text, 'METHOD')).toBe('METHOD:PUBLISH');
     expect(vevents[0]!.getFirstPropertyValue('uid')).toBe(eventUid(ctx, event, site));
     expect(text.endsWith('END:VCALENDAR\r\n')).toBe(true);
-    expect(renderEventIcs(ctx, science, event, sampleSite({ now: SAMPLE_NOW + DAY }))).toBe(text);
+    expect(renderEventIcs(ctx, event, sampleSite({ now: SAMPLE_NOW + DAY }))).toBe(text);
   });
 });

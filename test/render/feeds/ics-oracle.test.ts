@@ -7,13 +7,12 @@ import { createEvent, type EventAttributes } from 'ics';
 import { describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../../../src/model.js';
 import { eventUid, renderEventIcs } from '../../../src/render/ical/index.js';
-import { sampleCalendar, sampleEvent, sampleSite } from '../../fixtures/sample.js';
+import { sampleEvent, sampleSite } from '../../fixtures/sample.js';
 import { createRenderContext } from '../../../src/render/context.js';
 
 const ctx = createRenderContext();
 
 const site = sampleSite();
-const cal = sampleCalendar();
 
 function viaIcs(e: FeedEvent): string {
   const attrs: Record<string, unknown> = {
@@ -71,7 +70,7 @@ const cases: Array<[string, FeedEvent]> = [
 
 describe('calfeed iCalendar agrees with the ics package', () => {
   it.each(cases)('%s', (_name, event) => {
-    const ours = props(renderEventIcs(ctx, cal, event, site));
+    const ours = props(renderEventIcs(ctx, event, site));
     const theirs = props(viaIcs(event));
     expect(ours).toEqual(theirs);
   });

@@ -39,7 +39,7 @@ describe('the shipped catalogs', () => {
       }
     }
     // Loading checks the same: every message a template or calfeed uses is in both.
-    expect((await loadTemplates()).catalogs.languages).toEqual(['en', 'lt']);
+    expect([...(await loadTemplates()).catalogs.all().keys()].sort()).toEqual(['en', 'lt']);
   });
 
   it('count Lithuanian events by Intl.PluralRules: 1 and 21 renginys, 3 renginiai, 10 and 11 renginių, 1.5 renginio', async () => {
