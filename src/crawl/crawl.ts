@@ -3,7 +3,7 @@
 // cache decides which requests can be conditional or skipped, and failures are sorted into fatal
 // (calendar list, an event list, a rejected token, an interruption) and tolerable (one event's details).
 
-import { CalfeedError } from '../errors.js';
+import { CalfeedError, interrupted } from '../errors.js';
 import type { PortalClient } from '../http/client.js';
 import type { FieldsConfig } from '../normalize/index.js';
 import { paths } from '../paths.js';
@@ -335,8 +335,4 @@ function checkFailureRatio(report: CrawlReport, maxRatio: number): void {
     `${failed} of ${report.events} event details failed (${pct(failed / report.events)}), more than ` +
       `--max-failed-details allows (${pct(maxRatio)}). Nothing was published. First failures:${sample}${more}`,
   );
-}
-
-function interrupted(): CalfeedError {
-  return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.');
 }

@@ -6,7 +6,7 @@
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from 'undici';
-import { CalfeedError } from '../errors.js';
+import { interrupted } from '../errors.js';
 import { HttpError, requestLabel, statusLine } from './errors.js';
 import { exchange, type Exchange } from './exchange.js';
 import type { JsonList } from './json-list.js';
@@ -308,8 +308,4 @@ export class PortalClient {
     }
     if (signal.aborted) throw interrupted();
   }
-}
-
-function interrupted(): CalfeedError {
-  return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.');
 }

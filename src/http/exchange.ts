@@ -3,7 +3,7 @@
 // Retries, redirects and politeness live in client.ts; this file knows nothing about them.
 
 import { request, type Dispatcher } from 'undici';
-import { CalfeedError } from '../errors.js';
+import { CalfeedError, interrupted } from '../errors.js';
 import { LimitError, NetworkError, requestLabel } from './errors.js';
 import { escapePortal } from '../safe-text.js';
 import { redact } from './redact.js';
@@ -173,11 +173,7 @@ const CONNECTION_TEXT: Record<string, string> = {
 /** Maps whatever undici threw to one of our errors; passes our own errors through. */
 function networkError(error: unknown, opts: ExchangeOptions, deadline: Deadline): Error {
   if (error instanceof CalfeedError) return error;
-  if (opts.signal?.aborted) {
-    return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.', {
-      cause: error,
-    });
-  }
+  if (opts.signal?.aborted) return interrupted({ cause: error });
   const url = opts.displayUrl;
   if (deadline.expired) return new NetworkError(url, 'request-timeout', '', { timeoutMs: opts.requestTimeoutMs, cause: error });
   const code = (error as { code?: string }).code ?? '';

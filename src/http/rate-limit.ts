@@ -1,11 +1,7 @@
 // Politeness towards the portal: a gate that bounds requests in flight, and a pacer that bounds
 // requests per second. Both hand out slots in arrival order so no request starves.
 
-import { CalfeedError } from '../errors.js';
-
-function interrupted(): CalfeedError {
-  return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.');
-}
+import { interrupted } from '../errors.js';
 
 /** At most `limit` holders at once; waiters are served first come, first served. */
 export class Gate {
