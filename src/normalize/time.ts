@@ -168,11 +168,6 @@ export function parseTime(value: unknown, zone: string): ParsedTime | undefined 
   return { kind: 'instant', ms: parsed.toMillis(), reading: hasOffset ? 'offset' : 'zone' };
 }
 
-/** Combines a date with a time of day as wall time in a zone. */
-export function combineDateTime(date: string, time: Extract<ParsedTime, { kind: 'time' }>, zone: string): number {
-  return wallToEpoch(date, time, zone);
-}
-
 /** A one-line description of how a parsed value is read, for `calfeed inspect`. */
 export function describeReading(parsed: ParsedTime, zone: string): string {
   if (parsed.kind === 'date') return 'date only: an all-day event';

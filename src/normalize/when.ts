@@ -4,16 +4,7 @@
 import type { EventWhen } from '../model.js';
 import { END_CANDIDATES, explicitHit, presentCandidates, START_CANDIDATES, type Hit } from './fields.js';
 import type { RawRecord } from './record.js';
-import {
-  addDays,
-  combineDateTime,
-  dateInZone,
-  describeReading,
-  isMidnightInZone,
-  parseTime,
-  wallToEpoch,
-  type ParsedTime,
-} from './time.js';
+import { addDays, dateInZone, describeReading, isMidnightInZone, parseTime, wallToEpoch, type ParsedTime } from './time.js';
 import type { FieldPath } from './types.js';
 
 type Instant = Extract<ParsedTime, { kind: 'instant' }>;
@@ -68,7 +59,7 @@ function combined(field: 'start' | 'end', dateHit: Hit, date: string, timeHit: H
     sample: [dateHit.value, timeHit.value],
     keys: [...new Set([...dateHit.keys, ...timeHit.keys])],
   };
-  const instant = combineDateTime(date, time, zone);
+  const instant = wallToEpoch(date, time, zone);
   const midnight = time.hour === 0 && time.minute === 0 && time.second === 0;
   return { instant, wall: () => ({ date, midnight }), use };
 }
@@ -142,7 +133,7 @@ function readEnd(record: RawRecord, explicit: FieldPath | undefined, start: Poin
       point = combined('end', dateHit, day, time.hit, time.parsed as TimeOfDay, zone);
       // 22:00-01:00 on the start's date means the end is after midnight (not when the end has its own date).
       if ((!date || date.hit.path === startPath) && start.instant !== undefined && point.instant! < start.instant) {
-        point.instant = combineDateTime(addDays(day, 1), time.parsed as TimeOfDay, zone);
+        point.instant = wallToEpoch(addDays(day, 1), time.parsed as TimeOfDay, zone);
       }
     }
   }
