@@ -113,8 +113,6 @@ export const paths = {
   eventsMirror: (cal: string): string => `event-calendar/${cal}/events`,
   /** Mirror of GET /event-calendar/{id}/event/{eventId}/details. */
   detailsMirror: (cal: string, ev: string): string => `event-calendar/${cal}/event/${ev}/details`,
-  /** The folder of a calendar's mirrors: its events list and every event's details (ends with '/'). */
-  mirrorDir: (cal: string): string => `event-calendar/${cal}/`,
 
   /** A site-wide file: index.html, rss.xml, atom.xml, feed.json, calendar.ics, widget.js, style.css. */
   site: (name: SiteFile): string => name,
@@ -122,8 +120,6 @@ export const paths = {
   calendarDir: (cal: string): string => `calendars/${cal}/`,
   /** A file of one calendar. */
   calendar: (cal: string, name: CalendarFile): string => `calendars/${cal}/${name}`,
-  /** The folder of a calendar's event pages and .ics files (ends with '/'). */
-  eventsDir: (cal: string): string => `calendars/${cal}/events/`,
   /** One event's HTML page. */
   eventPage: (cal: string, ev: string): string => `calendars/${cal}/events/${ev}.html`,
   /** One event's iCalendar file ("add to calendar"). */
