@@ -1,8 +1,6 @@
-// The portal client: keep-alive connections (one undici Agent, `connections` = concurrency), a gate
-// that bounds requests in flight, an optional requests-per-second pacer, retries with backoff that
-// honor Retry-After, redirects kept to the portal's origin (origins.ts), and conditional GETs.
-// Every URL it reports is token-free: in query-parameter mode the token is added only on the wire,
-// and a token the portal echoes in a link or a Location is masked (token-urls.ts).
+// The portal client: keep-alive connections, a bound on requests in flight, an optional pacer,
+// retries that honor Retry-After, redirects kept to the portal's origin, conditional GETs. Every URL
+// it reports is token-free: the token is added only on the wire, and one the portal echoes is masked.
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from 'undici';
@@ -94,8 +92,8 @@ export class PortalClient {
   private readonly tokenUrls: TokenUrls;
   private readonly origins: OriginPolicy;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  // One combined signal per call signal, not one per request: every AbortSignal.any() leaves a
-  // WeakRef in its sources that is never removed, which grew by one per request (100,000 at scale).
+  // One combined signal per call signal, not per request: each AbortSignal.any() leaves a WeakRef
+  // in its sources for good.
   private readonly combined = new WeakMap<AbortSignal, AbortSignal>();
 
   constructor(opts: HttpOptions) {
@@ -127,11 +125,7 @@ export class PortalClient {
     return this.resolve(pathOrUrl).href;
   }
 
-  /**
-   * A stable cache key for a request: the token-free URL relative to baseUrl when it lies under it
-   * (so a portal that moves, like the embedded demo on a new port, keeps its cache), else absolute.
-   * get() accepts the key back.
-   */
+  /** A cache key get() accepts: relative to baseUrl when under it (so a moved portal keeps its cache). */
   keyFor(pathOrUrl: string): string {
     const href = this.resolve(pathOrUrl).href;
     return href.startsWith(this.base.href) && href.length > this.base.href.length ? href.slice(this.base.href.length) : href;
@@ -193,10 +187,9 @@ export class PortalClient {
   private resolve(pathOrUrl: string): URL {
     const absolute = /^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl);
     const url = absolute ? new URL(pathOrUrl) : new URL(pathOrUrl.replace(/^\/+/, ''), this.base);
-    // A paging link may echo our token back; drop it so cache keys and messages stay token-free.
+    // A paging link may echo our token back: our parameter is dropped, any other form masked.
     const { mode, queryParam } = this.opts.auth;
     if (mode === 'query' && url.searchParams.has(queryParam)) url.searchParams.delete(queryParam);
-    // Under any other name, or in the path, it is masked where it is.
     return this.tokenUrls.mask(url);
   }
 

@@ -1,6 +1,5 @@
 // One HTTP exchange over undici: send a GET, read the body under a size cap, and turn undici's
 // low-level failures into NetworkError / LimitError with messages a person can act on.
-// Retries, redirects and politeness live in client.ts; this file knows nothing about them.
 
 import { request, type Dispatcher } from 'undici';
 import { CalfeedError, interrupted } from '../errors.js';
@@ -96,8 +95,7 @@ async function exchangeUntil(url: URL, opts: ExchangeOptions, deadline: Deadline
     await response.body.dump();
     return { status, headers, body: Buffer.alloc(0) };
   } catch (error) {
-    // Destroying an unread undici body emits RequestAbortedError; with no listener that would crash
-    // the process (an oversize Content-Length is refused before any of the body is read).
+    // Destroying an unread undici body emits RequestAbortedError, which would crash an unlistened process.
     response.body.on('error', () => undefined);
     response.body.destroy();
     throw networkError(error, opts, deadline);

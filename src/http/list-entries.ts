@@ -33,8 +33,7 @@ export class ListEntries {
 
   /**
    * Entry `i`, parsed, for the last time: once every entry near it is taken, their bytes are let go
-   * (a 100,000-event list is 26 MB, and the crawl takes its entries in order as their details
-   * arrive). Taking an entry twice, or reading one after, throws.
+   * (the crawl takes entries in order). Taking an entry twice, or reading one after, throws.
    */
   take(i: number): unknown {
     const [part, k] = this.part(i);
@@ -54,7 +53,7 @@ export class ListEntries {
   }
 }
 
-// Entries per group copied out of the body on the first take(): about 250 KB of a portal's events.
+// Entries per group (2^10) copied out of the body on the first take().
 const GROUP_SHIFT = 10;
 
 /**

@@ -1,7 +1,6 @@
-// Which origins a request may go to. The portal's own origin, with the token. Another origin only
-// when the user named its host (--allow-redirect-host), and then never with the token: followed
-// blindly, a redirect or a paging link elsewhere would publish another site's answer as the
-// portal's, under the portal's API path.
+// Which origins a request may go to: the portal's own, with the token; another only when the user
+// named its host (--allow-redirect-host), never with the token. Followed blindly, a redirect
+// elsewhere would publish another site's answer as the portal's.
 
 import { CalfeedError, ConfigError } from '../errors.js';
 import { HttpError, requestLabel, statusLine } from './errors.js';

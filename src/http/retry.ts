@@ -19,9 +19,8 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
- * Exponential backoff with full jitter (AWS architecture blog): a random wait in
- * [0, min(cap, base * 2^attempt)). Jitter spreads retries so a recovering portal is not hit by
- * every client at the same instant. `attempt` is 0 for the first retry.
+ * Exponential backoff with full jitter: a random wait in [0, min(cap, base * 2^attempt)), so a
+ * recovering portal is not hit by every client at once. `attempt` is 0 for the first retry.
  */
 export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number): number {
   const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30));
@@ -52,10 +51,7 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-/**
- * How long to wait before the next attempt, with the reason for the log; undefined to give up, the
- * error then being final (its message then says how many attempts were made, or why not waiting).
- */
+/** The wait before the next attempt, with the reason for the log; undefined: give up (the message says why). */
 export function retryWait(error: unknown, attempt: number, policy: RetryPolicy): { ms: number; reason: string } | undefined {
   let reason: string;
   if (error instanceof HttpError && isRetryableStatus(error.status)) {
