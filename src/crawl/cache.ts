@@ -1,13 +1,13 @@
-// HTTP build state between runs: for each mirror file, the URLs it was made from with their
-// validators (ETag, Last-Modified) and the sha256 of what was published; for each event, a hash of
-// its list entry and when its details were last checked. The cache only ever saves requests: the
-// crawler trusts an entry only when the published bytes still hash to it, so a stale, foreign or
-// corrupt cache costs a full crawl, never a wrong build. Kept in the build store (D and E rows,
-// see src/state/build-store.ts).
+// HTTP build state between runs: for each mirror file, the URLs it came from with their validators
+// and the sha256 of what was published; for each event, a hash of its list entry and when its
+// details were last checked. The crawler trusts an entry only while the published bytes still hash
+// to it, so a stale or corrupt cache costs a full crawl, never a wrong build. Kept in the build
+// store (D and E rows).
 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { AppendFile } from '../append-file.js';
+import { isObject } from '../normalize/record.js';
 import { StringIndex } from '../string-index.js';
 
 export interface PageEntry {
@@ -81,9 +81,8 @@ export class CrawlCache {
   }
 
   /**
-   * From now on, keep this run's entries in a file in `folder` (the build's staging folder, which
-   * a failed build's cleanup removes) instead of in memory: at 100,000 events they are tens of
-   * megabytes the build only needs when it saves them. Call before anything is recorded.
+   * From now on, keep this run's entries in a file in `folder` (the build's staging folder) instead
+   * of in memory: the build only needs them when it saves them. Call before anything is recorded.
    */
   spillTo(folder: string): void {
     if (!(this.after instanceof Tables) || !this.after.empty) throw new Error('internal: spillTo() after entries were recorded');
@@ -100,12 +99,10 @@ export class CrawlCache {
   dispose(): void {
     if (this.after instanceof EntryLog) this.after.dispose();
   }
-
 }
 
-// In memory, a doc or event costs its key's bytes in a StringIndex and a few typed-array bytes
-// instead of a tree of objects and hex strings (about 750 bytes an event before). Records whose hashes are not SHA-256
-// hex (tests, hand edits) or that have several pages are kept as given.
+// In memory, a doc or event costs its key's bytes in a StringIndex and a few typed-array bytes, not
+// a tree of objects. Records whose hashes are not SHA-256 hex, or with several pages, are kept as given.
 const DIGEST = 32;
 const HEX = /^[0-9a-f]{64}$/;
 
@@ -131,12 +128,17 @@ class Tables {
 
   /** Docs as [key JSON, entry JSON], as the saved file holds them. */
   *docTexts(): Generator<[string, string]> {
-    for (const [key, entry] of this.docs()) yield [JSON.stringify(key), JSON.stringify(entry)];
+    for (let i = 0; i < this.docIndex.size; i++) {
+      const key = this.docIndex.keyAt(i);
+      yield [JSON.stringify(key), JSON.stringify(this.docAt(key, i))];
+    }
   }
 
-  /** Events as [key JSON, entry JSON], as the saved file holds them. */
+  /** Events as [key JSON, entry JSON], keyed by eventKey as the saved file holds them. */
   *eventTexts(): Generator<[string, string]> {
-    for (const [key, entry] of this.events()) yield [JSON.stringify(key), JSON.stringify(entry)];
+    for (let i = 0; i < this.eventIndex.size; i++) {
+      yield [JSON.stringify(this.eventIndex.keyAt(i)), JSON.stringify(this.eventAt(i))];
+    }
   }
 
   setDoc(key: string, entry: DocEntry): void {
@@ -166,13 +168,6 @@ class Tables {
     return i < 0 ? undefined : this.docAt(key, i);
   }
 
-  *docs(): Generator<[string, DocEntry]> {
-    for (let i = 0; i < this.docIndex.size; i++) {
-      const key = this.docIndex.keyAt(i);
-      yield [key, this.docAt(key, i)];
-    }
-  }
-
   setEvent(calendarId: string, eventId: string, entry: EventEntry): void {
     const key = eventKey(calendarId, eventId);
     let i = this.eventIndex.get(key);
@@ -195,11 +190,6 @@ class Tables {
   event(calendarId: string, eventId: string): EventEntry | undefined {
     const i = this.eventIndex.get(eventKey(calendarId, eventId));
     return i < 0 ? undefined : this.eventAt(i);
-  }
-
-  /** Events keyed as the saved file keys them (eventKey). */
-  *events(): Generator<[string, EventEntry]> {
-    for (let i = 0; i < this.eventIndex.size; i++) yield [this.eventIndex.keyAt(i), this.eventAt(i)];
   }
 
   private docAt(key: string, i: number): DocEntry {
@@ -229,9 +219,8 @@ class Tables {
   }
 }
 
-// This run's entries as lines of a file: a kind letter, the key's JSON, a tab, the entry's JSON.
-// (JSON text never holds a raw tab or newline.) An entry recorded twice is there twice; the later
-// line wins when the file is loaded, as it did in the tables.
+// This run's entries as lines of a file: a kind letter, the key's JSON, a tab, the entry's JSON
+// (JSON text holds no raw tab or newline). Of an entry recorded twice, the later line wins.
 class EntryLog {
   constructor(private readonly file: AppendFile) {}
 
@@ -330,8 +319,4 @@ function canonical(value: unknown): unknown {
 /** The key of one event in the cache and the saved file: unambiguous whatever the ids hold. */
 export function eventKey(calendarId: string, eventId: string): string {
   return JSON.stringify([calendarId, eventId]);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

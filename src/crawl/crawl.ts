@@ -1,7 +1,6 @@
 // The crawl: the calendar list, then every calendar's event list and every event's details through
-// one bounded queue. Documents go to the sink as they arrive (nothing here holds every body), the
-// cache decides which requests can be conditional or skipped, and failures are sorted into fatal
-// (calendar list, an event list, a rejected token, an interruption) and tolerable (one event's details).
+// one bounded queue. Documents go to the sink as they arrive; failures are fatal (a list, a rejected
+// token, an interruption) or tolerable (one event's details).
 
 import { CalfeedError, interrupted } from '../errors.js';
 import type { PortalClient } from '../http/client.js';
@@ -112,9 +111,8 @@ export async function crawl(client: PortalClient, cache: CrawlCache, opts: Crawl
 }
 
 /**
- * One crawl: the calendar list, then each calendar's event list as a task of one queue, which
- * enqueues that calendar's details once the sink has its events. Each calendar's events are one
- * TaskGroup, which calls sink.onCalendar when the last of them settles: once, empty calendars too.
+ * One crawl: each calendar's event list is a task, which enqueues its details once the sink has its
+ * events. A calendar's events are one TaskGroup, calling sink.onCalendar once, empty calendars too.
  */
 class Crawler {
   readonly report: CrawlReport = {
@@ -133,8 +131,7 @@ class Crawler {
   private readonly stop = new AbortController();
   private readonly ctx: ListContext;
   private readonly queue: WorkQueue;
-  // A details body goes on to the sink while its connection takes the next request: the network
-  // sets the pace, not the time the sink takes (normalize, render, write), up to this many bodies.
+  // A details body goes on to the sink while its connection takes the next request (up to a bound).
   private readonly handoff: Handoff;
   // Details the up-to-date check found still failing moments ago: the same failure, not asked again.
   private readonly failing: ReadonlyMap<string, string>;

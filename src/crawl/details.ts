@@ -1,7 +1,6 @@
-// One event's details, as decideReuse (reuse.ts) answered for them: the published copy without a
-// request, a conditional request, or a full GET. The published copy counts only while its bytes
-// still hash to what was recorded; when they do not, there is no record to go by, and the decision
-// taken without one is a plain request.
+// One event's details, as decideReuse answered for them: the published copy without a request, a
+// conditional request, or a full GET. The published copy counts only while its bytes still hash to
+// what was recorded; else the decision is taken again without the record.
 
 import { jsonTextOf } from '../json-bytes.js';
 import { apiPaths } from './api-paths.js';

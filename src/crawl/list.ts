@@ -65,8 +65,7 @@ type Fetched = Awaited<ReturnType<PortalClient['getJsonList']>>;
 /** Conditional requests for every page of the previous run; any 200 ends it (and page 1's 200 is kept). */
 async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc?: ListDoc; firstPage?: Fetched }> {
   const previous = ctx.cache.previousDoc(req.mirrorPath);
-  // Confirmed by the probe moments ago (by a 304, or by the same bytes from a portal without
-  // validators): the published mirror is reused without asking again.
+  // Confirmed by the probe moments ago (a 304, or the same bytes): the mirror is reused without asking.
   const confirmed = previous !== undefined && ctx.probe?.confirmed.get(req.mirrorPath) === previous.sha256;
   ctx.probe?.confirmed.delete(req.mirrorPath);
   if (!previous || (!confirmed && !previous.pages.every((p) => p.etag || p.lastModified))) return {};

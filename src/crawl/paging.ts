@@ -3,6 +3,8 @@
 // HAL, OData, Laravel, Graph-style `paging.next`), an RFC 8288 Link header, or page/total counters
 // that we increment through a query parameter.
 
+import { isObject } from '../normalize/record.js';
+
 export const PAGING_MODES = ['auto', 'none', 'query'] as const;
 
 export interface PagingConfig {
@@ -150,8 +152,4 @@ function withParam(url: string, name: string, value: number): string {
   const out = new URL(url);
   out.searchParams.set(name, String(value));
   return out.href;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

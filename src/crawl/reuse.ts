@@ -1,6 +1,6 @@
 // The one place that decides, per listed event, how much of the last build can stand for it. Pure:
-// the caller gathers what the store holds and what this build knows, and acts on the answer. A
-// calendar taken whole is no separate path: it is a calendar all of whose events answer 'row'.
+// the caller gathers the facts and acts on the answer. A calendar taken whole is one whose events
+// all answer 'row'.
 
 import type { DocEntry, EventEntry } from './cache.js';
 
