@@ -83,9 +83,8 @@ export interface IoContext {
 }
 
 /**
- * The error a file-system fault stands for, or undefined when `error` is not one: a Node errno
- * error with one of the codes and system calls above, met as `error` itself or along its `cause` chain, under a
- * plain Error or a calfeed BUILD error (any other calfeed error already says what happened).
+ * The error a file-system fault stands for: a Node errno error with a code and system call above, as
+ * `error` or along its `cause` chain (not under a calfeed error other than BUILD); else undefined.
  */
 export function asIoError(error: unknown, context: IoContext = {}): CalfeedError | undefined {
   if (error instanceof CalfeedError && error.code !== 'BUILD') return undefined;
