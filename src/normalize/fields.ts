@@ -94,8 +94,7 @@ export function findField(
     const hit = explicitHit(record, mapped, multilingual);
     if (hit && hit.value !== null && hit.value !== undefined) return hit;
   }
-  // keyOf() for each candidate, with the record's index and the candidates' folded names looked up
-  // once per call rather than once per candidate (tens of candidates per field, per event).
+  // keyOf() per candidate, with the index and folded names looked up once per call (a hot path).
   const index = keyIndex(record);
   const folds = foldedNames(candidates);
   for (let i = 0; i < candidates.length; i++) {
