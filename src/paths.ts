@@ -1,17 +1,11 @@
 // The output layout, in one place. These paths are a promise to subscribers: a URL that was
 // published once must keep working, so nothing else in calfeed builds an output path by hand.
 //
-// The id rule (documented in docs/hosting.md, "What gets published"):
-// - An id is used verbatim when it is "plain": 1 to 100 characters of A-Z a-z 0-9 . _ -, starting
-//   with a letter or digit, not ending with '.', and not a name Windows reserves (CON, NUL, COM1...).
-//   Plain ids keep the JSON mirror a drop-in replacement for the portal's own paths.
-// - Any other id is written as '_' + base32 (RFC 4648, lowercase, no padding) of its UTF-8 bytes,
-//   or '_0' + 40 hex digits of its SHA-256 when that would pass 100 characters. A plain id never
-//   starts with '_', and '0' is not a base32 digit, so the three forms cannot collide.
-// - Ids in one folder that differ only in letter case are all encoded, so that case-insensitive
-//   file systems (macOS, Windows) and CDNs cannot merge them into one file.
-// Every segment therefore matches /^[A-Za-z0-9_][A-Za-z0-9._-]*$/: it cannot climb out of the
-// output folder, needs no URL escaping, and is one path segment on every platform.
+// The id rule (docs/hosting.md, "What gets published"): a "plain" id (isPlainId) is used verbatim,
+// so the JSON mirror keeps the portal's own paths; any other is '_' + base32 of its UTF-8 bytes, or
+// '_0' + 40 hex digits of its SHA-256 past 100 characters ('0' is no base32 digit: no collisions).
+// Case twins in one folder are all encoded, for case-insensitive file systems and CDNs. Every
+// segment matches /^[A-Za-z0-9_][A-Za-z0-9._-]*$/: one segment, inside the output folder, anywhere.
 
 import { createHash } from 'node:crypto';
 
@@ -20,7 +14,7 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 const MAX_SEGMENT = 100;
 
-/** True when an id can be used as a path segment verbatim. */
+/** Whether an id is used verbatim: not ending with '.', and no name Windows reserves (CON, NUL...). */
 export function isPlainId(id: string): boolean {
   return PLAIN_ID.test(id) && !id.endsWith('.') && !WINDOWS_RESERVED.test(id);
 }
