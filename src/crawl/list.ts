@@ -179,29 +179,21 @@ function listUrl(ctx: ListContext, req: ListRequest): string {
 
 /** The list's entries and where they are: findList on the shape when it can tell, else on the whole body. */
 function listIn(list: JsonList, ctx: ListContext, req: ListRequest, url: string): { entries: ListEntries; path: string[] } {
+  const explicit = req.kind === 'calendars' ? ctx.fields?.lists?.calendars : ctx.fields?.lists?.events;
   let path: string[] | undefined;
   try {
-    path = findList(list.shape, req.kind, explicitPath(ctx, req.kind)).path;
+    path = findList(list.shape, req.kind, explicit).path;
   } catch {
     // An explicit path into an array's elements, or no list at all: the whole body says which.
   }
   const entries = path && list.entriesAt(path);
   if (path && entries) return { entries, path };
-  const found = findListIn(list.full(), ctx, req, url);
-  return { entries: ListEntries.of(found.items), path: found.path };
-}
-
-/** findList, with the URL in front of its message: the log must say which response had no list. */
-function findListIn(json: unknown, ctx: ListContext, req: ListRequest, url: string): { items: unknown[]; path: string[] } {
   try {
-    return findList(json, req.kind, explicitPath(ctx, req.kind));
+    const found = findList(list.full(), req.kind, explicit);
+    return { entries: ListEntries.of(found.items), path: found.path };
   } catch (error) {
     if (!(error instanceof CalfeedError)) throw error;
-    // The message describes the body (its keys): portal text, so escaped.
+    // The log must say which response had no list; the message describes the body: portal text, escaped.
     throw new CalfeedError(error.code, `${requestLabel(url)}: ${escapePortal(error.message)}`, { cause: error });
   }
-}
-
-function explicitPath(ctx: ListContext, kind: ListKind): string | undefined {
-  return kind === 'calendars' ? ctx.fields?.lists?.calendars : ctx.fields?.lists?.events;
 }
