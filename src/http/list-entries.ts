@@ -53,7 +53,6 @@ export class ListEntries {
   }
 }
 
-// Entries per group (2^10) copied out of the body on the first take().
 const GROUP_SHIFT = 10;
 
 /**

@@ -89,10 +89,7 @@ async function inspect(args: { loaded: LoadedConfig; log: Logger; out: NodeJS.Wr
   }
 }
 
-/**
- * Fields without which the build skips a record (an id, an event's start), found in no record
- * inspected. An event's are looked for in its list entries and, as the build merges them, its details.
- */
+/** Fields without which the build skips a record (an id, an event's start), found in no record inspected. */
 function missingRequired(i: Inspection): string[] {
   const absent = (ex: Explanation | undefined, field: string): boolean => ex === undefined || (ex.fields.find((f) => f.field === field)?.path ?? null) === null;
   const missing: string[] = [];

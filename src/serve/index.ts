@@ -99,8 +99,7 @@ export async function startPreviewServer(opts: { dir: string; port?: number; hos
     throw new ConfigError(`--dir: "${opts.dir}" is not a folder. Run "calfeed build" first, or pass --dir with the folder it wrote.`);
   }
   const server = createServer((req, res) => {
-    // Resolved per request: when --dir is the symbolic link a build flips (link mode), each request
-    // follows it to the current output, not the one it led to when the server started.
+    // Resolved per request: when --dir is the symbolic link a build flips, it follows to the current output.
     realpath(opts.dir).then((current) => handle(current, req, res)).catch((error: unknown) => {
       if (res.headersSent) return res.destroy();
       send(res, false, 500, { 'Content-Type': 'text/plain; charset=utf-8' }, `Preview server error: ${error instanceof Error ? error.message : String(error)}\n`);

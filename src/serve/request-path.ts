@@ -1,7 +1,5 @@
-// Turning a request URL into a path inside the served folder, refusing anything that could leave
-// it. Checked on the raw URL, because Node hands it over unnormalized: "/../", "%2e%2e", encoded
-// slashes and backslashes, NUL. A browser never sends these for a real link, so refusing them
-// costs nothing.
+// Turning a request URL into a path inside the served folder, refusing anything that could leave it.
+// Node hands the raw URL over unnormalized ("/../", "%2e%2e", encoded slashes, NUL); no real link has these.
 
 export type RequestPath =
   | {
