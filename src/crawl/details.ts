@@ -54,7 +54,7 @@ export async function fetchDetails(ctx: ListContext, req: DetailsRequest): Promi
   const result = await client.getJson(url, validators && { etag: validators.etag, lastModified: validators.lastModified }, { signal: ctx.signal });
   if (result.notModified) {
     if (!validators || !json?.ok) {
-      throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified, but there is no published copy to reuse.`, result.contentType, '');
+      throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified, but there is no published copy to reuse.`);
     }
     cache.recordDoc(req.mirrorPath, previous!);
     cache.recordEvent(req.calendarId, req.eventId, { entry: known.entry, checkedAt: known.now });

@@ -108,7 +108,7 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
     const result: Fetched = prefetched ?? (await ctx.client.getJsonList(url, undefined, { signal: ctx.signal }));
     prefetched = undefined;
     if (result.notModified || !result.list) {
-      throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified to a request without validators.`, result.contentType, '');
+      throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified to a request without validators.`);
     }
     const hash = sha256(result.body);
     // A portal that ignores the page parameter serves page 1 again: stop before its items count twice.
