@@ -81,10 +81,7 @@ export class AppendFile {
     }
   }
 
-  /**
-   * Write out what is pending, close the file and move it to `dest` (renamed, or copied where
-   * `dest` is on another file system); this object is disposed afterwards. Offsets stay valid.
-   */
+  /** Writes out, closes and moves the file to `dest` (copied across file systems); offsets stay valid. */
   persist(dest: string): void {
     this.flush();
     closeSync(this.openFd());
@@ -137,10 +134,7 @@ export function readAt(fd: number, at: number, length: number, buffer: Buffer = 
 
 let scratchBuffer = Buffer.alloc(0);
 
-/**
- * This thread's buffer for reads used at once (decoded or hashed), at least `length` bytes; the next
- * call may reuse it. A new buffer per event fragments malloc's heap for the rest of the build.
- */
+/** This thread's reused buffer of at least `length` bytes: one per read fragments malloc's heap. */
 export function scratch(length: number): Buffer {
   if (scratchBuffer.length < length) scratchBuffer = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
   return scratchBuffer;

@@ -111,10 +111,7 @@ export function asIoError(error: unknown, context: IoContext = {}): CalfeedError
   return new CalfeedError('IO', message, { cause: error });
 }
 
-/**
- * Give an errno error from a call on an open file (write, read, fsync: Node names no path for
- * those) the path of that file, so asIoError can say which; returns the error, to rethrow.
- */
+/** Gives an errno error of an open file's call (Node names no path) the file's path; returns it. */
 export function withPath(error: unknown, file: string): unknown {
   const e = error as NodeJS.ErrnoException | undefined;
   if (e instanceof Error && typeof e.code === 'string' && e.path === undefined) e.path = file;

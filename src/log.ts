@@ -11,10 +11,7 @@ export interface Logger {
   error(message: string): void;
   /** calfeed's own workings (state files and what was wrong with them): only with --verbose. */
   debug(message: string): void;
-  /**
-   * Transient progress line; only on a terminal, overwritten in place. A function is called only
-   * when a line is shown (a few times a second at most), not at every step it is given for.
-   */
+  /** A progress line (overwritten in place on a terminal); a function is called only when one is shown. */
   progress(message: string | (() => string)): void;
   /** Warnings so far, for the summary. */
   readonly warnings: string[];

@@ -72,18 +72,12 @@ export class CrawlCache {
     if (entry.checkedAt < this.oldest) this.oldest = entry.checkedAt;
   }
 
-  /**
-   * The earliest checkedAt among this run's events (Infinity: none): from that plus
-   * --details-max-age on, a rebuild asks the portal for some event's details again.
-   */
+  /** The earliest checkedAt of this run's events (Infinity: none): when some details are next due. */
   get oldestCheck(): number {
     return this.oldest;
   }
 
-  /**
-   * From now on, keep this run's entries in a file in `folder` (the build's staging folder) instead
-   * of in memory: the build only needs them when it saves them. Call before anything is recorded.
-   */
+  /** From now on, keeps this run's entries in a file in `folder`, not in memory; call before recording. */
   spillTo(folder: string): void {
     if (!(this.after instanceof Tables) || !this.after.empty) throw new Error('internal: spillTo() after entries were recorded');
     this.after = new EntryLog(new AppendFile(join(folder, `.calfeed-crawl-${process.pid}`)));

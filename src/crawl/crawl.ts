@@ -38,10 +38,7 @@ export interface CrawlSink {
   published(relPath: string): Promise<Buffer | undefined>;
   /** segments: raw calendar id -> safe segment. */
   onCalendars(doc: ListDoc, segments: Map<string, string>): Promise<void>;
-  /**
-   * Called before any of that calendar's events, with the events it lists: each id once, with its
-   * first list entry (the one whose details are asked for) and its path segment.
-   */
+  /** Before any of the calendar's events: each listed id once, with its first entry and path segment. */
   onEvents(calendarId: string, doc: ListDoc, events: ReadonlyMap<string, ListedEvent>): Promise<void>;
   /** Whether the last build's row of an event can be taken (StoredEvent.row); asked only when its details stand. */
   hasStoredRow(calendarId: string, eventId: string): Promise<boolean>;

@@ -26,10 +26,7 @@ export interface ProbeResult {
   failing?: DetailsFailure[];
 }
 
-/**
- * Probe `lists` (the calendar list first, alone: the event lists are only worth asking about when
- * the calendars are the same) with up to client.concurrency requests at a time.
- */
+/** Probes `lists`: the calendar list first and alone (the event lists matter only if it is the same). */
 export async function probeLists(client: PortalClient, lists: readonly ListRecord[], signal?: AbortSignal): Promise<ProbeResult> {
   const result: ProbeResult = { confirmed: new Map(), firstPages: new Map() };
   const [first, ...rest] = lists;

@@ -27,10 +27,7 @@ export interface StoredEvent {
 export interface EventNow {
   /** The hash of its list entry now (entryHash). */
   entry: string;
-  /**
-   * Its details URL as the cache keys it (PortalClient.keyFor): a recorded mirror read from another
-   * URL is another event's. undefined: its id cannot be put in a URL.
-   */
+  /** Its details URL as the cache keys it (another URL's mirror is another event's); undefined: none. */
   url: string | undefined;
   now: number;
   /** --details-max-age. */

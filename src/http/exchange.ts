@@ -42,10 +42,7 @@ export async function exchange(url: URL, opts: ExchangeOptions): Promise<Exchang
   }
 }
 
-/**
- * The caller's signal, plus an abort at the request's deadline: undici's own timeouts only bound
- * each wait, so a body sent a byte a second would otherwise never end.
- */
+/** The caller's signal plus the request's deadline: undici's timeouts bound each wait, not the whole. */
 class Deadline {
   readonly signal: AbortSignal;
   expired = false;

@@ -21,10 +21,7 @@ export class OriginPolicy {
     return url.origin === this.portal.origin;
   }
 
-  /**
-   * Throws unless `to` is on the portal's origin or an allowed host: an HttpError naming both origins
-   * and the flag for a redirect (`status`), a RESPONSE error for a link the portal gave.
-   */
+  /** Throws unless `to` is on the portal's origin or an allowed host (an HttpError for a redirect). */
   check(to: URL, from: URL, status?: number): void {
     if (this.isPortal(to) || this.isAllowed(to)) return;
     const where = `another origin, ${to.origin} (the portal is ${this.portal.origin})`;

@@ -48,10 +48,7 @@ export class Gate {
   }
 }
 
-/**
- * Spaces requests at least 1/rate seconds apart (a token bucket of size one): the portal sees a
- * steady trickle rather than bursts. Each caller reserves the next free instant, then sleeps until it.
- */
+/** Spaces requests at least 1/rate seconds apart: each caller reserves the next free instant. */
 export class Pacer {
   private nextAt = 0;
   private readonly intervalMs: number;

@@ -122,10 +122,7 @@ function resolveSamples(kind: 'calendar' | 'event', usable: RawRecord[], opts: N
   return { perRecord, times, problems, used, ids };
 }
 
-/**
- * Time readings: one row per distinct way start/end were read (the main path first), so all-day
- * records read from a date field show beside timed ones; then the update/creation stamps.
- */
+/** Time rows: each distinct way start/end were read (the main path first), then the updated/created stamps. */
 function timeReadings(fields: Explanation['fields'], times: TimeUse[][], zone: string): Explanation['times'] {
   const timeRows: Explanation['times'] = [];
   for (const field of ['start', 'end'] as const) {

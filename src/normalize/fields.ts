@@ -57,10 +57,7 @@ function topKey(segments: ReadonlyArray<string | number>): string[] {
   return segments.length > 0 && typeof segments[0] === 'string' ? [segments[0]] : [];
 }
 
-/**
- * Follows an explicit mapping. When the last segment is missing but language siblings of it exist
- * (`title` mapped, `title_en` / `title_lt` present), they are returned as a language map.
- */
+/** Follows an explicit mapping, or gives the language siblings of a missing last segment (`title_en`...). */
 export function explicitHit(record: RawRecord, path: string, multilingual: boolean): Hit | undefined {
   const found = resolvePath(record, path);
   if (found) return { path: formatPath(found.segments), value: found.value, keys: topKey(found.segments) };

@@ -69,10 +69,7 @@ export function formatPath(segments: ReadonlyArray<string | number>): string {
   return out;
 }
 
-/**
- * Follows a dotted path. Returns the value and the segments as actually spelled in the data (so
- * `start_date` mapped as "startDate" is reported under its real name), or undefined when absent.
- */
+/** Follows a dotted path: the value and the segments as spelled in the data; undefined when absent. */
 export function resolvePath(root: unknown, path: string): { value: unknown; segments: Array<string | number> } | undefined {
   let current = root;
   const actual: Array<string | number> = [];

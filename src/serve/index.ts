@@ -88,10 +88,7 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse): 
   send(res, head, 200, headers, await readFile(real));
 }
 
-/**
- * Serve a built folder for local preview with the content types and headers that its `_headers`
- * file declares; folder URLs serve index.html; no path escapes the folder; 404 page.
- */
+/** Serves a built folder for preview with its `_headers`, index.html for folders and a 404 page. */
 export async function startPreviewServer(opts: { dir: string; port?: number; host?: string }): Promise<PreviewServer> {
   const host = opts.host ?? '127.0.0.1';
   const root = await realpath(opts.dir).catch(() => undefined);
