@@ -30,11 +30,8 @@ export interface LoggerOptions {
 
 /** Replace each secret, in every form src/secrets.ts knows (encoded, base64...), with ***. */
 export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = redactSecret(out, secret);
-  }
-  return out;
+  const redactable = secrets.filter((secret): secret is string => secret !== undefined && secret.length >= 4);
+  return redactable.reduce((out, secret) => redactSecret(out, secret), text);
 }
 
 /** Text as it may reach the terminal or a CI log: token-free, control characters escaped, CI commands defused. */

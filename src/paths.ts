@@ -43,11 +43,8 @@ export function encodedSegment(id: string): string {
 }
 
 /**
- * Safe path segments for a set of sibling ids (all calendars, or all events of one calendar).
- * Returns a map id -> segment. `published` holds the segments ids were published with (and still
- * are, for ids no longer listed): an id keeps its segment, so its URLs do not change when a case
- * twin comes or goes, and a new id never takes a folder a published one has, in any case.
- * Without it, an id's segment is stable unless a case twin of it appears.
+ * Safe path segments (id -> segment) for sibling ids. An id keeps its `published` segment, so its
+ * URLs survive a case twin coming or going, and a new id never takes a published one's folder.
  */
 export function assignSegments(ids: Iterable<string>, published: ReadonlyMap<string, string> = new Map()): Map<string, string> {
   const unique = [...new Set(ids)];

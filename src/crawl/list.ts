@@ -142,9 +142,8 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
 }
 
 /**
- * The mirror of a paged list: page 1 with its list replaced by every entry, as one page
- * (asSinglePage), exactly JSON.stringify of that value, made with a stand-in string where the list
- * goes so that the entries are stringified one at a time.
+ * The mirror of a paged list: JSON.stringify of page 1 with every entry, as one page (asSinglePage),
+ * made around a stand-in string where the list goes, so that entries are stringified one at a time.
  */
 function mergedBytes(first: JsonList, path: string[], entries: ListEntries): Buffer {
   const stand = JSON.stringify(`calfeed-list-${randomUUID()}`);

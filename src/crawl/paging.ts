@@ -87,11 +87,7 @@ export function linkHeaderNext(header: string): string | undefined {
   return undefined;
 }
 
-/**
- * The merged body of a paged list as one complete page: `next` links set to null and page counters
- * saying "page 1 of 1", so a consumer reading the mirror is not sent to pages that do not exist.
- * Returns a copy; the envelope's shape is kept.
- */
+/** A copy of the merged body of a paged list as one page: `next` links null, counters "page 1 of 1". */
 export function asSinglePage(json: unknown): unknown {
   if (!isObject(json)) return json;
   const out = structuredClone(json);

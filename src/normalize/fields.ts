@@ -74,10 +74,8 @@ export function explicitHit(record: RawRecord, path: string, multilingual: boole
 }
 
 /**
- * Finds a model field in a record: the explicit mapping when its path exists in this record (an
- * empty string means unmapped), else the first candidate whose value `accept`s, else (for text)
- * language siblings of a candidate. Falling back when the mapped path is absent keeps a mapping
- * made from one sample from losing records of another shape (all-day events without a start time).
+ * Finds a model field: the explicit mapping where its path exists in this record ('' is unmapped),
+ * else the first candidate whose value `accept`s, else (multilingual) a candidate's language siblings.
  */
 export function findField(
   record: RawRecord,

@@ -2,10 +2,11 @@
 // values; explain() keeps the notes. Sharing this step means `calfeed inspect` reports exactly what
 // the build will do.
 
+import { IANAZone } from 'luxon';
 import type { CalendarEvent, EventLocation, EventWhen } from '../model.js';
 import { CALENDAR_CANDIDATES, EVENT_CANDIDATES, findField, type Hit } from './fields.js';
 import { isObject, type RawRecord } from './record.js';
-import { isValidZone, parseTime, wallToEpoch } from './time.js';
+import { parseTime, wallToEpoch } from './time.js';
 import type { CalendarField, EventField, FieldPath, NormalizeOptions } from './types.js';
 import { DEFAULT_MAX_FIELD_LENGTH } from './types.js';
 import { boolOf, categoriesOf, httpUrlOf, idOf, isText, locationOf, organizerOf, statusOf, textOf } from './values.js';
@@ -81,7 +82,7 @@ export function resolveCalendar(record: RawRecord, opts: NormalizeOptions): Cale
   const zoneHit = find('timeZone', (v) => typeof v === 'string' && v.trim() !== '');
   let timeZone = opts.timeZone;
   if (zoneHit && typeof zoneHit.value === 'string') {
-    if (isValidZone(zoneHit.value.trim())) timeZone = zoneHit.value.trim();
+    if (IANAZone.isValidZone(zoneHit.value.trim())) timeZone = zoneHit.value.trim();
     else problems.push({ code: 'BAD_TIME_ZONE', message: `time zone ${JSON.stringify(zoneHit.value)} is not an IANA zone; using ${opts.timeZone}` });
   }
   const result: CalendarResolution = {

@@ -51,11 +51,6 @@ function zoneOf(name: string): IANAZone {
   return zone.isValid ? zone : IANAZone.create('UTC');
 }
 
-/** True when `name` is an IANA zone luxon (and so Intl) knows. */
-export function isValidZone(name: string): boolean {
-  return IANAZone.isValidZone(name);
-}
-
 /**
  * Epoch ms of a wall time in a zone. Daylight-saving rule (the one RFC 5545 and Temporal's
  * "compatible" use): a wall time that does not exist (spring gap, 03:30 on 2026-03-29 in
