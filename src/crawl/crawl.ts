@@ -96,13 +96,9 @@ export interface CrawlReport {
 /** Crawls the whole portal into the sink; throws a CalfeedError when the build must fail. */
 export async function crawl(client: PortalClient, cache: CrawlCache, opts: CrawlOptions, sink: CrawlSink): Promise<CrawlReport> {
   const crawler = new Crawler(client, cache, opts, sink);
-  try {
-    await crawler.run();
-  } catch (error) {
-    if (opts.signal?.aborted) throw interrupted();
-    throw error;
-  }
+  const failure = await crawler.run().then(() => undefined, (error: unknown) => ({ error }));
   if (opts.signal?.aborted) throw interrupted();
+  if (failure) throw failure.error;
   checkFailureRatio(crawler.report, opts.maxFailedDetails);
   return crawler.report;
 }

@@ -49,22 +49,14 @@ const TOTAL_KEYS = new Set(['totalpages', 'pagecount', 'lastpage', 'pages', 'num
 
 /** The URL of the page after this one (absolute or relative to `page.url`), or undefined at the end. */
 export function nextPageUrl(page: PageInfo, config: PagingConfig): string | undefined {
-  if (config.mode === 'none') return undefined;
-  if (config.mode === 'query') {
-    return page.itemCount === 0 ? undefined : withParam(page.url, config.pageParam, currentPage(page.url, config) + 1);
-  }
-  if (page.itemCount === 0) return undefined;
-  const inBody = bodyLink(page.json);
-  if (inBody !== undefined) return inBody;
-  const inHeader = page.link ? linkHeaderNext(page.link) : undefined;
-  if (inHeader !== undefined) return inHeader;
+  if (config.mode === 'none' || page.itemCount === 0) return undefined;
+  if (config.mode === 'query') return withParam(page.url, config.pageParam, currentPage(page.url, config) + 1);
+  const link = bodyLink(page.json) ?? (page.link ? linkHeaderNext(page.link) : undefined);
+  if (link !== undefined) return link;
   const counters = pageCounters(page.json);
-  if (counters) {
-    const next = counters.current + 1;
-    const last = config.firstPage === 0 ? counters.total - 1 : counters.total;
-    return next <= last ? withParam(page.url, config.pageParam, next) : undefined;
-  }
-  return undefined;
+  if (!counters) return undefined;
+  const last = config.firstPage === 0 ? counters.total - 1 : counters.total;
+  return counters.current < last ? withParam(page.url, config.pageParam, counters.current + 1) : undefined;
 }
 
 /** The URL of the first page: the list path, with the page size and (in 'query' mode) the first page number. */
