@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { AppendFile } from '../append-file.js';
 import { isObject } from '../normalize/record.js';
+import { PagedArray } from '../paged.js';
 import { StringIndex } from '../string-index.js';
 
 export interface PageEntry {
@@ -102,7 +103,7 @@ const HEX = /^[0-9a-f]{64}$/;
 
 class Tables {
   private readonly docIndex = new StringIndex();
-  private docHashes: Uint8Array = new Uint8Array(0);
+  private readonly docHashes = new PagedArray((n) => new Uint8Array(n), DIGEST);
   // undefined: the page URL is the mirror path itself (the usual case, so it is not stored twice).
   private readonly docUrls: Array<string | undefined> = [];
   private readonly docEtags: Array<string | undefined> = [];
@@ -112,8 +113,8 @@ class Tables {
 
   // Keyed by eventKey(calendarId, eventId), the key the saved file uses.
   private readonly eventIndex = new StringIndex();
-  private eventHashes: Uint8Array = new Uint8Array(0);
-  private eventChecked = new Float64Array(0);
+  private readonly eventHashes = new PagedArray((n) => new Uint8Array(n), DIGEST);
+  private readonly eventChecked = new PagedArray((n) => new Float64Array(n));
   private readonly eventOdd = new Map<number, string>();
 
   get empty(): boolean {
@@ -150,8 +151,7 @@ class Tables {
       this.docOdd.set(i, entry);
       return;
     }
-    this.docHashes = ensure(this.docHashes, (i + 1) * DIGEST);
-    this.docHashes.set(Buffer.from(entry.sha256, 'hex'), i * DIGEST);
+    this.docHashes.view(i).set(Buffer.from(entry.sha256, 'hex'));
     this.docUrls[i] = page.url === key ? undefined : page.url;
     this.docEtags[i] = page.etag;
     this.docModified[i] = page.lastModified === undefined ? undefined : this.internModified(page.lastModified);
@@ -163,21 +163,10 @@ class Tables {
   }
 
   setEvent(calendarId: string, eventId: string, entry: EventEntry): void {
-    const key = eventKey(calendarId, eventId);
-    let i = this.eventIndex.get(key);
-    if (i < 0) {
-      i = this.eventIndex.add(key);
-      const count = this.eventIndex.size;
-      this.eventHashes = ensure(this.eventHashes, count * DIGEST);
-      if (this.eventChecked.length < count) {
-        const grown = new Float64Array(Math.max(1024, count * 2));
-        grown.set(this.eventChecked);
-        this.eventChecked = grown;
-      }
-    }
-    this.eventChecked[i] = entry.checkedAt;
+    const i = this.eventIndex.add(eventKey(calendarId, eventId));
+    this.eventChecked.set(i, entry.checkedAt);
     this.eventOdd.delete(i);
-    if (HEX.test(entry.entry)) this.eventHashes.set(Buffer.from(entry.entry, 'hex'), i * DIGEST);
+    if (HEX.test(entry.entry)) this.eventHashes.view(i).set(Buffer.from(entry.entry, 'hex'));
     else this.eventOdd.set(i, entry.entry);
   }
 
@@ -201,7 +190,7 @@ class Tables {
   }
 
   private eventAt(i: number): EventEntry {
-    return { entry: this.eventOdd.get(i) ?? hexAt(this.eventHashes, i), checkedAt: this.eventChecked[i]! };
+    return { entry: this.eventOdd.get(i) ?? hexAt(this.eventHashes, i), checkedAt: this.eventChecked.get(i) };
   }
 
   // Last-Modified values repeat across a portal's documents: keep one string per value (bounded).
@@ -247,15 +236,9 @@ class EntryLog {
   }
 }
 
-function ensure(bytes: Uint8Array, size: number): Uint8Array {
-  if (bytes.length >= size) return bytes;
-  const grown = new Uint8Array(Math.max(size, bytes.length * 2, 1024 * DIGEST));
-  grown.set(bytes);
-  return grown;
-}
-
-function hexAt(bytes: Uint8Array, i: number): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + i * DIGEST, DIGEST).toString('hex');
+function hexAt(digests: PagedArray<Uint8Array<ArrayBuffer>>, i: number): string {
+  const digest = digests.view(i);
+  return Buffer.from(digest.buffer, digest.byteOffset, DIGEST).toString('hex');
 }
 
 // One saved doc, taken only when well formed.
