@@ -8,10 +8,10 @@ import type { FieldsConfig } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import { eventKey, type CrawlCache } from './cache.js';
 import { apiPaths } from './api-paths.js';
-import { detailsKey, fetchDetails } from './details.js';
+import { detailsKey, fetchDetails, type DetailsDoc } from './details.js';
 import { decideReuse, type EventNow, type Reuse, type StoredEvent } from './reuse.js';
 import { calendarRefs, duplicatesWarning, listedEvents, type CalendarRef, type ListedEvent } from './listed.js';
-import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
+import { fetchList, type ListContext, type ListDoc } from './list.js';
 import type { PagingConfig } from './paging.js';
 import type { ListRecord, ProbeResult } from './probe.js';
 import { Handoff, TaskGroup, WorkQueue, type Task } from './queue.js';
@@ -44,7 +44,7 @@ export interface CrawlSink {
   hasStoredRow(calendarId: string, eventId: string): Promise<boolean>;
   /** Each listed event gets exactly one of these three: its row taken, its details, or their failure. */
   onStored(calendarId: string, eventId: string): Promise<void>;
-  onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void>;
+  onDetails(calendarId: string, eventId: string, doc: DetailsDoc): Promise<void>;
   onDetailsFailed(calendarId: string, eventId: string, error: Error): void | Promise<void>;
   /** Exactly once per listed calendar, empty ones included, after the last of its events' calls above has finished. */
   onCalendar(result: CalendarResult): Promise<void>;
@@ -260,7 +260,7 @@ class Crawler {
     const { mirrorPath, stored, known } = this.facts(calendar, eventId, event);
     const failing = this.failing.get(eventKey(calendar.id, eventId));
     if (failing !== undefined) return this.failed(calendar, eventId, new Error(failing), group);
-    let doc: Awaited<ReturnType<typeof fetchDetails>>;
+    let doc: DetailsDoc;
     try {
       doc = await fetchDetails(this.ctx, { calendarId: calendar.id, eventId, mirrorPath, stored, known, reuse });
     } catch (error) {
