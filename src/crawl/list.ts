@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { CalfeedError } from '../errors.js';
-import type { PortalClient } from '../http/client.js';
+import type { ListResult, PortalClient } from '../http/client.js';
 import { LimitError, ResponseError, requestLabel } from '../http/errors.js';
 import { ListEntries, readJsonList, type JsonList } from '../http/json-list.js';
 import { escapePortal } from '../safe-text.js';
@@ -60,10 +60,8 @@ export async function fetchList(ctx: ListContext, req: ListRequest): Promise<Lis
   return fetchAllPages(ctx, req, reused.firstPage);
 }
 
-type Fetched = Awaited<ReturnType<PortalClient['getJsonList']>>;
-
 /** Conditional requests for every page of the previous run; any 200 ends it (and page 1's 200 is kept). */
-async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc?: ListDoc; firstPage?: Fetched }> {
+async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc?: ListDoc; firstPage?: ListResult }> {
   const previous = ctx.cache.previousDoc(req.mirrorPath);
   // Confirmed by the probe moments ago (a 304, or the same bytes): the mirror is reused without asking.
   const confirmed = previous !== undefined && ctx.probe?.confirmed.get(req.mirrorPath) === previous.sha256;
@@ -92,7 +90,7 @@ async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc
   return { doc: { bytes: published, entries, listPath: path, pages: previous.pages.length, source: 'not-modified', entry: previous } };
 }
 
-async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fetched | undefined): Promise<ListDoc> {
+async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: ListResult | undefined): Promise<ListDoc> {
   const pages: PageEntry[] = [];
   const warnings: string[] = [];
   const warn = (message: string): void => {
@@ -105,7 +103,7 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
   let url: string | undefined = listUrl(ctx, req);
   while (url !== undefined) {
     seen.add(url);
-    const result: Fetched = prefetched ?? (await ctx.client.getJsonList(url, undefined, { signal: ctx.signal }));
+    const result: ListResult = prefetched ?? (await ctx.client.getJsonList(url, undefined, { signal: ctx.signal }));
     prefetched = undefined;
     if (result.notModified || !result.list) {
       throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified to a request without validators.`);

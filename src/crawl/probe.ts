@@ -3,8 +3,7 @@
 // stopping at the first change. What it learnt goes to the crawl, so no request is made twice.
 
 import { CalfeedError } from '../errors.js';
-import type { FetchResult, PortalClient } from '../http/client.js';
-import type { JsonList } from '../http/json-list.js';
+import type { ListResult, PortalClient } from '../http/client.js';
 import { isFatal, type DetailsFailure } from './crawl.js';
 import { apiPaths } from './api-paths.js';
 import { sha256, type DocEntry } from './cache.js';
@@ -21,7 +20,7 @@ export interface ProbeResult {
   /** Lists found unchanged: mirror path -> the SHA-256 of the mirror they confirm. */
   confirmed: Map<string, string>;
   /** First pages fetched and found changed: mirror path -> the response (the crawl starts from it). */
-  firstPages: Map<string, FetchResult & { list: JsonList | undefined }>;
+  firstPages: Map<string, ListResult>;
   /** Details the last build could not read, found still failing moments ago (probeFailedDetails): not asked for again. */
   failing?: DetailsFailure[];
 }
@@ -62,7 +61,7 @@ async function probeOne(client: PortalClient, list: ListRecord, result: ProbeRes
     return;
   }
   for (const [i, page] of entry.pages.entries()) {
-    let response: FetchResult & { list: JsonList | undefined };
+    let response: ListResult;
     try {
       const validators = page.etag || page.lastModified ? { etag: page.etag, lastModified: page.lastModified } : undefined;
       response = await client.getJsonList(page.url, validators, { signal });

@@ -71,6 +71,9 @@ export interface FetchResult {
   contentType?: string;
 }
 
+/** A list's response, its entries kept as text (undefined for a 304). */
+export type ListResult = FetchResult & { list: JsonList | undefined };
+
 /** Per-call options: the crawler passes its own signal so one fatal error can stop the rest. */
 export interface CallOptions {
   signal?: AbortSignal;
@@ -161,7 +164,7 @@ export class PortalClient {
   }
 
   /** GET a list and read it with its entries kept as text (parseJsonList); the errors of getJson. */
-  async getJsonList(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<FetchResult & { list: JsonList | undefined }> {
+  async getJsonList(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<ListResult> {
     const result = await this.get(pathOrUrl, validators, call);
     if (result.notModified) return { ...result, list: undefined };
     return { ...result, list: parseJsonList(result, this.opts.token) };
