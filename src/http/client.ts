@@ -159,15 +159,13 @@ export class PortalClient {
   /** GET and parse JSON; RESPONSE error naming the URL, content type and the first ~200 bytes when the body is not JSON. */
   async getJson(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<FetchResult & { json: unknown }> {
     const result = await this.get(pathOrUrl, validators, call);
-    if (result.notModified) return { ...result, json: undefined };
-    return { ...result, json: parseJson(result, this.opts.token) };
+    return { ...result, json: result.notModified ? undefined : parseJson(result, this.opts.token) };
   }
 
   /** GET a list and read it with its entries kept as text (parseJsonList); the errors of getJson. */
   async getJsonList(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<ListResult> {
     const result = await this.get(pathOrUrl, validators, call);
-    if (result.notModified) return { ...result, list: undefined };
-    return { ...result, list: parseJsonList(result, this.opts.token) };
+    return { ...result, list: result.notModified ? undefined : parseJsonList(result, this.opts.token) };
   }
 
   /** The client's signal combined with a call's, made once per call signal. */

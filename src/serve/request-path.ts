@@ -20,8 +20,7 @@ export function parseRequestPath(target: string): RequestPath {
   // Encoded separators and NUL would turn one URL segment into several file-system segments.
   if (/%(2f|5c|00)/i.test(raw) || raw.includes('\\')) return { ok: false, reason: 'encoded slash, backslash or NUL' };
   const segments: string[] = [];
-  const parts = raw.split('/').slice(1);
-  for (const part of parts) {
+  for (const part of raw.split('/').slice(1)) {
     let decoded: string;
     try {
       decoded = decodeURIComponent(part);
