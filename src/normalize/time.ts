@@ -167,16 +167,8 @@ export function parseTime(value: unknown, zone: string): ParsedTime | undefined 
 export function describeReading(parsed: ParsedTime, zone: string): string {
   if (parsed.kind === 'date') return 'date only: an all-day event';
   if (parsed.kind === 'time') return `time of day: combined with a date field, wall time in ${zone}`;
-  switch (parsed.reading) {
-    case 'utc':
-      return 'ISO 8601 in UTC (Z)';
-    case 'offset':
-      return `ISO 8601 with offset ${parsed.offset ?? ''}`.trim();
-    case 'zone':
-      return `no offset: wall time in ${zone}`;
-    case 'epoch-seconds':
-      return 'epoch seconds';
-    case 'epoch-milliseconds':
-      return 'epoch milliseconds';
-  }
+  if (parsed.reading === 'offset') return `ISO 8601 with offset ${parsed.offset ?? ''}`.trim();
+  if (parsed.reading === 'zone') return `no offset: wall time in ${zone}`;
+  // 'epoch seconds', 'epoch milliseconds'
+  return parsed.reading === 'utc' ? 'ISO 8601 in UTC (Z)' : parsed.reading.replace('-', ' ');
 }
