@@ -5,8 +5,7 @@
 import type { DocEntry, EventEntry } from './cache.js';
 
 /**
- * - `row`: the last build's row stands for the event (its normalized event, history and VEVENT, or
- *   its record of being unreadable, with the warnings reading it gave): no request, no normalizing.
+ * - `row`: the last build's row (its event, or its record of being unreadable) stands: no request.
  * - `mirror`: its details as published stand (no request), but are normalized again.
  * - `revalidate`: a conditional request with the recorded validators; a 304 keeps the mirror.
  * - `fetch`: a plain request.

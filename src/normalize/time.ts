@@ -1,12 +1,8 @@
 // Reading one raw time value. Pure: the zone for wall times is passed in, never the machine's.
-//
-// Accepted forms:
-// - ISO 8601 date-time with `Z` or an offset -> that instant.
-// - ISO 8601 date-time without offset (`T` or a space between date and time) -> wall time in the zone.
-// - A date alone (`2026-12-24`, or basic `20261224`) -> a date (all-day).
-// - A time of day alone (`10:00`, `10:00:30`) -> a time, to be combined with a date field.
-// - A number, or a string of digits: epoch seconds when below 1e11 (year 5138), else milliseconds.
-// - Anything else luxon reads as ISO 8601 or RFC 2822.
+// Accepted: ISO 8601 with `Z` or an offset (that instant) or without (wall time in the zone); a date
+// alone (`2026-12-24`, `20261224`: all-day); a time of day alone (`10:00`, combined with a date
+// field); a number or digits (epoch seconds below 1e11, the year 5138, else milliseconds); anything
+// else luxon reads as ISO 8601 or RFC 2822.
 
 import { DateTime, IANAZone } from 'luxon';
 

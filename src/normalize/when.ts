@@ -134,9 +134,8 @@ function readEnd(record: RawRecord, explicit: FieldPath | undefined, start: Poin
   return { point, problem };
 }
 
-// Every format calfeed writes has four-digit years (iCalendar DATE-TIME, RFC 3339, HTML <time>), and
-// an all-day event's exclusive end is the day after its last: an event must fit inside years
-// 0001-9999 with a day to spare at either end, or it is unreadable rather than a crash later.
+// Every format calfeed writes has four-digit years, and an all-day end is written exclusive: an event
+// must fit in 0001-9999 with a day to spare at each end, or it is unreadable rather than a crash later.
 const FIRST_DAY = '0001-01-02';
 const LAST_DAY = '9999-12-30';
 const FIRST_MS = Date.parse(`${FIRST_DAY}T00:00:00Z`);
