@@ -9,9 +9,8 @@ export function isObject(value: unknown): value is RawRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// Folding keys is the normalizer's hot path (tens of candidates per field, per event), so folded
-// names are memoized (bounded, as keys come from untrusted data) and each record gets an index
-// from folded key to actual key, built once.
+// Folding keys is the normalizer's hot path: folded names are memoized (bounded: keys are untrusted
+// data), and each record gets an index from folded key to actual key, built once.
 const folded = new Map<string, string>();
 const FOLDED_MAX = 10_000;
 const indexes = new WeakMap<RawRecord, Map<string, string>>();

@@ -48,11 +48,9 @@ function zoneOf(name: string): IANAZone {
 }
 
 /**
- * Epoch ms of a wall time in a zone. Daylight-saving rule (the one RFC 5545 and Temporal's
- * "compatible" use): a wall time that does not exist (spring gap, 03:30 on 2026-03-29 in
- * Europe/Vilnius) is read with the offset in force before the gap, which shifts it forward by the
- * gap (to 04:30 +03:00); a wall time that occurs twice (autumn, 03:30 on 2026-10-25) is the
- * earlier of the two instants, the one with the earlier (summer) offset.
+ * Epoch ms of a wall time in a zone, by RFC 5545's (and Temporal's "compatible") rule: a wall time
+ * in a spring gap takes the offset before the gap (03:30 becomes 04:30 +03:00 in Europe/Vilnius on
+ * 2026-03-29); one that occurs twice in autumn is the earlier instant.
  */
 export function wallToEpoch(
   date: string,
