@@ -1,14 +1,11 @@
-// An append-only scratch file for what a build must carry to its end without holding it in
-// memory: the event spool (read back by offset) and this run's crawl-cache entries (read back
-// line by line). Appends are gathered and written a megabyte at a time, since one write per
-// event cost a system call each, and gathered in one buffer, since a Buffer per append cost an
-// object each (thousands waiting at a time for the crawl cache's short lines). Synchronous on
-// purpose: the writes are small and frequent, and the promise API's thread-pool round trips cost
-// more than the write.
+// An append-only scratch file for what a build must carry to its end without holding it in memory:
+// the event spool (read back by offset) and the crawl-cache entries (read back line by line).
+// Appends are gathered in one buffer and written a megabyte at a time. Synchronous on purpose: the
+// writes are small and frequent, and the promise API's round trips cost more than the write.
 
 import { closeSync, copyFileSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import { withPath } from './io-error.js';
+import { LineSplitter } from './read-lines.js';
 
 const FLUSH_BYTES = 1 << 20;
 
@@ -57,22 +54,16 @@ export class AppendFile {
   /** The text appended so far, a line at a time (without the '\n'), read a megabyte at a time. */
   *lines(): Generator<string> {
     this.flush();
-    const decoder = new StringDecoder('utf8');
+    const found: string[] = [];
+    const splitter = new LineSplitter((line) => found.push(line) > 0, () => Infinity);
     const buffer = Buffer.allocUnsafe(FLUSH_BYTES);
-    let rest = '';
-    for (let at = 0; at < this.written; ) {
-      const n = readSync(this.openFd(), buffer, 0, Math.min(buffer.length, this.written - at), at);
-      if (n === 0) throw new Error(`internal: ${this.file} ended early`);
-      at += n;
-      const text = rest + decoder.write(buffer.subarray(0, n));
-      let from = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
-        yield text.slice(from, nl);
-        from = nl + 1;
-      }
-      rest = text.slice(from);
+    for (let at = 0; at < this.written; at += FLUSH_BYTES) {
+      const bytes = readAt(this.openFd(), at, Math.min(FLUSH_BYTES, this.written - at), buffer);
+      if (!bytes) throw new Error(`internal: ${this.file} ended early`);
+      splitter.push(bytes);
+      yield* found.splice(0);
     }
-    rest += decoder.end();
+    const rest = splitter.end();
     if (rest !== '') yield rest;
   }
 
@@ -90,10 +81,7 @@ export class AppendFile {
     }
   }
 
-  /**
-   * Write out what is pending, close the file and move it to `dest` (renamed, or copied where
-   * `dest` is on another file system); this object is disposed afterwards. Offsets stay valid.
-   */
+  /** Writes out, closes and moves the file to `dest` (copied across file systems); offsets stay valid. */
   persist(dest: string): void {
     this.flush();
     closeSync(this.openFd());
@@ -146,11 +134,7 @@ export function readAt(fd: number, at: number, length: number, buffer: Buffer = 
 
 let scratchBuffer = Buffer.alloc(0);
 
-/**
- * This thread's buffer for reads used at once (decoded or hashed), at least `length` bytes; the
- * next call may reuse it. A new buffer for each of 100,000 events left malloc's heap holding about
- * 30 MB more for the rest of the build, its holes between longer-lived blocks.
- */
+/** This thread's reused buffer of at least `length` bytes: one per read fragments malloc's heap. */
 export function scratch(length: number): Buffer {
   if (scratchBuffer.length < length) scratchBuffer = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
   return scratchBuffer;

@@ -25,6 +25,11 @@ export class CalfeedError extends Error {
   }
 }
 
+/** The error of a build stopped by its abort signal (SIGINT / SIGTERM). */
+export function interrupted(options?: { cause?: unknown }): CalfeedError {
+  return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.', options);
+}
+
 /** Usage or configuration problem: exit status 2. */
 export class ConfigError extends CalfeedError {
   constructor(message: string, options?: { cause?: unknown; usage?: boolean }) {

@@ -83,9 +83,8 @@ export interface IoContext {
 }
 
 /**
- * The error a file-system fault stands for, or undefined when `error` is not one: a Node errno
- * error with one of the codes and system calls above, met as `error` itself or along its `cause` chain, under a
- * plain Error or a calfeed BUILD error (any other calfeed error already says what happened).
+ * The error a file-system fault stands for: a Node errno error with a code and system call above, as
+ * `error` or along its `cause` chain (not under a calfeed error other than BUILD); else undefined.
  */
 export function asIoError(error: unknown, context: IoContext = {}): CalfeedError | undefined {
   if (error instanceof CalfeedError && error.code !== 'BUILD') return undefined;
@@ -112,10 +111,7 @@ export function asIoError(error: unknown, context: IoContext = {}): CalfeedError
   return new CalfeedError('IO', message, { cause: error });
 }
 
-/**
- * Give an errno error from a call on an open file (write, read, fsync: Node names no path for
- * those) the path of that file, so asIoError can say which; returns the error, to rethrow.
- */
+/** Gives an errno error of an open file's call (Node names no path) the file's path; returns it. */
 export function withPath(error: unknown, file: string): unknown {
   const e = error as NodeJS.ErrnoException | undefined;
   if (e instanceof Error && typeof e.code === 'string' && e.path === undefined) e.path = file;

@@ -11,10 +11,7 @@ export interface Logger {
   error(message: string): void;
   /** calfeed's own workings (state files and what was wrong with them): only with --verbose. */
   debug(message: string): void;
-  /**
-   * Transient progress line; only on a terminal, overwritten in place. A function is called only
-   * when a line is shown (a few times a second at most), not at every step it is given for.
-   */
+  /** A progress line (overwritten in place on a terminal); a function is called only when one is shown. */
   progress(message: string | (() => string)): void;
   /** Warnings so far, for the summary. */
   readonly warnings: string[];
@@ -33,11 +30,8 @@ export interface LoggerOptions {
 
 /** Replace each secret, in every form src/secrets.ts knows (encoded, base64...), with ***. */
 export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = redactSecret(out, secret);
-  }
-  return out;
+  const redactable = secrets.filter((secret): secret is string => secret !== undefined && secret.length >= 4);
+  return redactable.reduce((out, secret) => redactSecret(out, secret), text);
 }
 
 /** Text as it may reach the terminal or a CI log: token-free, control characters escaped, CI commands defused. */

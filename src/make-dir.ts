@@ -1,6 +1,5 @@
-// `mkdir -p` that fails with the system's real reason. Node's recursive mkdir reports ENOENT when
-// a read-only or unwritable folder stops it (seen on Node 20 with a read-only mount), which reads
-// as a bug; making the first missing folder on its own gets EROFS, EACCES or whatever it was.
+// `mkdir -p` that fails with the system's real reason: Node's recursive mkdir reports ENOENT when a
+// read-only or unwritable folder stops it; making the first missing folder alone gets the real code.
 
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';

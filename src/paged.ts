@@ -1,7 +1,5 @@
-// Growable typed arrays in fixed-size pages, for the per-file and per-key tables of a large build.
-// An array that doubles when full holds up to twice what it needs (300,000 files in room for
-// 524,288: 20 MB of a 100,000-event build's tables was room) and, while it grows, the old copy
-// beside the new one. Pages never move: growing adds one, and only the last one has room to spare.
+// Growable typed arrays in fixed-size pages, for the per-file and per-key tables of a large build:
+// unlike an array that doubles when full, only the last page has room to spare, and nothing is copied.
 
 type Page = Uint8Array<ArrayBuffer> | Int32Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer>;
 

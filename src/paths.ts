@@ -1,17 +1,11 @@
 // The output layout, in one place. These paths are a promise to subscribers: a URL that was
 // published once must keep working, so nothing else in calfeed builds an output path by hand.
 //
-// The id rule (documented in docs/hosting.md, "What gets published"):
-// - An id is used verbatim when it is "plain": 1 to 100 characters of A-Z a-z 0-9 . _ -, starting
-//   with a letter or digit, not ending with '.', and not a name Windows reserves (CON, NUL, COM1...).
-//   Plain ids keep the JSON mirror a drop-in replacement for the portal's own paths.
-// - Any other id is written as '_' + base32 (RFC 4648, lowercase, no padding) of its UTF-8 bytes,
-//   or '_0' + 40 hex digits of its SHA-256 when that would pass 100 characters. A plain id never
-//   starts with '_', and '0' is not a base32 digit, so the three forms cannot collide.
-// - Ids in one folder that differ only in letter case are all encoded, so that case-insensitive
-//   file systems (macOS, Windows) and CDNs cannot merge them into one file.
-// Every segment therefore matches /^[A-Za-z0-9_][A-Za-z0-9._-]*$/: it cannot climb out of the
-// output folder, needs no URL escaping, and is one path segment on every platform.
+// The id rule (docs/hosting.md, "What gets published"): a "plain" id (isPlainId) is used verbatim,
+// so the JSON mirror keeps the portal's own paths; any other is '_' + base32 of its UTF-8 bytes, or
+// '_0' + 40 hex digits of its SHA-256 past 100 characters ('0' is no base32 digit: no collisions).
+// Case twins in one folder are all encoded, for case-insensitive file systems and CDNs. Every
+// segment matches /^[A-Za-z0-9_][A-Za-z0-9._-]*$/: one segment, inside the output folder, anywhere.
 
 import { createHash } from 'node:crypto';
 
@@ -20,7 +14,7 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 const MAX_SEGMENT = 100;
 
-/** True when an id can be used as a path segment verbatim. */
+/** Whether an id is used verbatim: not ending with '.', and no name Windows reserves (CON, NUL...). */
 export function isPlainId(id: string): boolean {
   return PLAIN_ID.test(id) && !id.endsWith('.') && !WINDOWS_RESERVED.test(id);
 }
@@ -49,11 +43,8 @@ export function encodedSegment(id: string): string {
 }
 
 /**
- * Safe path segments for a set of sibling ids (all calendars, or all events of one calendar).
- * Returns a map id -> segment. `published` holds the segments ids were published with (and still
- * are, for ids no longer listed): an id keeps its segment, so its URLs do not change when a case
- * twin comes or goes, and a new id never takes a folder a published one has, in any case.
- * Without it, an id's segment is stable unless a case twin of it appears.
+ * Safe path segments (id -> segment) for sibling ids. An id keeps its `published` segment, so its
+ * URLs survive a case twin coming or going, and a new id never takes a published one's folder.
  */
 export function assignSegments(ids: Iterable<string>, published: ReadonlyMap<string, string> = new Map()): Map<string, string> {
   const unique = [...new Set(ids)];
@@ -113,8 +104,6 @@ export const paths = {
   eventsMirror: (cal: string): string => `event-calendar/${cal}/events`,
   /** Mirror of GET /event-calendar/{id}/event/{eventId}/details. */
   detailsMirror: (cal: string, ev: string): string => `event-calendar/${cal}/event/${ev}/details`,
-  /** The folder of a calendar's mirrors: its events list and every event's details (ends with '/'). */
-  mirrorDir: (cal: string): string => `event-calendar/${cal}/`,
 
   /** A site-wide file: index.html, rss.xml, atom.xml, feed.json, calendar.ics, widget.js, style.css. */
   site: (name: SiteFile): string => name,
@@ -122,8 +111,6 @@ export const paths = {
   calendarDir: (cal: string): string => `calendars/${cal}/`,
   /** A file of one calendar. */
   calendar: (cal: string, name: CalendarFile): string => `calendars/${cal}/${name}`,
-  /** The folder of a calendar's event pages and .ics files (ends with '/'). */
-  eventsDir: (cal: string): string => `calendars/${cal}/events/`,
   /** One event's HTML page. */
   eventPage: (cal: string, ev: string): string => `calendars/${cal}/events/${ev}.html`,
   /** One event's iCalendar file ("add to calendar"). */

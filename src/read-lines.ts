@@ -1,5 +1,4 @@
-// Reading a file line by line without holding it whole: the build store and the manifest run to
-// tens of megabytes and more at 100,000 events.
+// Reading a big file (the build store, the manifest) line by line without holding it whole.
 
 import { createReadStream, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';

@@ -27,8 +27,5 @@ function uEscape(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-/**
- * String.prototype.isWellFormed (Node 20+, not in the ES2023 lib typings): true when the string has
- * no lone surrogate, a native scan far cheaper than a regex that looks for one.
- */
+/** String.prototype.isWellFormed (no lone surrogate; a native scan), which the ES2023 lib typings lack. */
 export const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();

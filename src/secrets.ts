@@ -15,10 +15,7 @@ export function redactSecret(text: string, secret: string): string {
   return text.replace(pattern, MASK);
 }
 
-/**
- * Masks a start of the secret (3 characters or more) that text ends with: text cut off before its
- * end (a response head, a snippet) may end inside the secret, where redactSecret cannot see it.
- */
+/** Masks a start of the secret (3+ characters) that text ends with: a cut may fall inside the secret. */
 export function maskCutTail(text: string, secret: string): string {
   if (!secret) return text;
   const pct = encodeURIComponent(secret);

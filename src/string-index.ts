@@ -1,11 +1,7 @@
-// A set of strings numbered 0, 1, 2... in insertion order, for the big per-file and per-event
-// tables of a build (300,000 output paths at 100,000 events). A Map<string, number> costs its
-// entry plus the key string (a 55-character path held as a cons string and its flattened copy, or
-// as a slice that keeps a whole megabyte read buffer alive): about 140 bytes a path. Here a key
-// costs its UTF-8 bytes in shared pages plus 16 bytes of typed arrays (and its share of the slot
-// array), and no JavaScript object at all, so the garbage collector has nothing per key to trace.
-//
-// Open addressing with linear probing over a power-of-two slot array; keys are never removed.
+// A set of strings numbered 0, 1, 2... in insertion order, for the big per-file and per-event tables
+// of a build. Unlike a Map<string, number>, a key costs only its UTF-8 bytes in shared pages and a
+// few typed-array bytes, and no JavaScript object, so the garbage collector has nothing per key to
+// trace. Open addressing with linear probing over a power-of-two slot array; no removal.
 
 import { PagedArray, PagedBytes } from './paged.js';
 

@@ -1,5 +1,4 @@
-// Writing a big text file from pieces: the build store runs to hundreds of megabytes at 100,000
-// events, and one string of all of it cost more memory than the build.
+// Writing a big text file (the build store) from pieces, never as one string of all of it.
 
 import { open } from 'node:fs/promises';
 import { withPath } from './io-error.js';

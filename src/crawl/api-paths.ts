@@ -2,10 +2,7 @@
 
 import { CalfeedError } from '../errors.js';
 
-/**
- * An id as one URL path segment. "." and ".." cannot be one: every URL parser (WHATWG, so undici
- * too) collapses them, %2E forms included, and the request would reach another API path.
- */
+/** An id as one URL path segment; "." and ".." are refused: URL parsers collapse them (%2E too). */
 export function urlSegment(id: string, what: 'calendar' | 'event'): string {
   if (id === '.' || id === '..') {
     throw new CalfeedError(

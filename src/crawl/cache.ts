@@ -1,13 +1,14 @@
-// HTTP build state between runs: for each mirror file, the URLs it was made from with their
-// validators (ETag, Last-Modified) and the sha256 of what was published; for each event, a hash of
-// its list entry and when its details were last checked. The cache only ever saves requests: the
-// crawler trusts an entry only when the published bytes still hash to it, so a stale, foreign or
-// corrupt cache costs a full crawl, never a wrong build. Kept in the build store (D and E rows,
-// see src/state/build-store.ts).
+// HTTP build state between runs: for each mirror file, the URLs it came from with their validators
+// and the sha256 of what was published; for each event, a hash of its list entry and when its
+// details were last checked. The crawler trusts an entry only while the published bytes still hash
+// to it, so a stale or corrupt cache costs a full crawl, never a wrong build. Kept in the build
+// store (D and E rows).
 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { AppendFile } from '../append-file.js';
+import { isObject } from '../normalize/record.js';
+import { PagedArray } from '../paged.js';
 import { StringIndex } from '../string-index.js';
 
 export interface PageEntry {
@@ -72,19 +73,12 @@ export class CrawlCache {
     if (entry.checkedAt < this.oldest) this.oldest = entry.checkedAt;
   }
 
-  /**
-   * The earliest checkedAt among this run's events (Infinity: none): from that plus
-   * --details-max-age on, a rebuild asks the portal for some event's details again.
-   */
+  /** The earliest checkedAt of this run's events (Infinity: none): when some details are next due. */
   get oldestCheck(): number {
     return this.oldest;
   }
 
-  /**
-   * From now on, keep this run's entries in a file in `folder` (the build's staging folder, which
-   * a failed build's cleanup removes) instead of in memory: at 100,000 events they are tens of
-   * megabytes the build only needs when it saves them. Call before anything is recorded.
-   */
+  /** From now on, keeps this run's entries in a file in `folder`, not in memory; call before recording. */
   spillTo(folder: string): void {
     if (!(this.after instanceof Tables) || !this.after.empty) throw new Error('internal: spillTo() after entries were recorded');
     this.after = new EntryLog(new AppendFile(join(folder, `.calfeed-crawl-${process.pid}`)));
@@ -100,18 +94,16 @@ export class CrawlCache {
   dispose(): void {
     if (this.after instanceof EntryLog) this.after.dispose();
   }
-
 }
 
-// In memory, a doc or event costs its key's bytes in a StringIndex and a few typed-array bytes
-// instead of a tree of objects and hex strings (about 750 bytes an event before). Records whose hashes are not SHA-256
-// hex (tests, hand edits) or that have several pages are kept as given.
+// In memory, a doc or event costs its key's bytes in a StringIndex and a few typed-array bytes, not
+// a tree of objects. Records whose hashes are not SHA-256 hex, or with several pages, are kept as given.
 const DIGEST = 32;
 const HEX = /^[0-9a-f]{64}$/;
 
 class Tables {
   private readonly docIndex = new StringIndex();
-  private docHashes: Uint8Array = new Uint8Array(0);
+  private readonly docHashes = new PagedArray((n) => new Uint8Array(n), DIGEST);
   // undefined: the page URL is the mirror path itself (the usual case, so it is not stored twice).
   private readonly docUrls: Array<string | undefined> = [];
   private readonly docEtags: Array<string | undefined> = [];
@@ -121,8 +113,8 @@ class Tables {
 
   // Keyed by eventKey(calendarId, eventId), the key the saved file uses.
   private readonly eventIndex = new StringIndex();
-  private eventHashes: Uint8Array = new Uint8Array(0);
-  private eventChecked = new Float64Array(0);
+  private readonly eventHashes = new PagedArray((n) => new Uint8Array(n), DIGEST);
+  private readonly eventChecked = new PagedArray((n) => new Float64Array(n));
   private readonly eventOdd = new Map<number, string>();
 
   get empty(): boolean {
@@ -131,12 +123,17 @@ class Tables {
 
   /** Docs as [key JSON, entry JSON], as the saved file holds them. */
   *docTexts(): Generator<[string, string]> {
-    for (const [key, entry] of this.docs()) yield [JSON.stringify(key), JSON.stringify(entry)];
+    for (let i = 0; i < this.docIndex.size; i++) {
+      const key = this.docIndex.keyAt(i);
+      yield [JSON.stringify(key), JSON.stringify(this.docAt(key, i))];
+    }
   }
 
-  /** Events as [key JSON, entry JSON], as the saved file holds them. */
+  /** Events as [key JSON, entry JSON], keyed by eventKey as the saved file holds them. */
   *eventTexts(): Generator<[string, string]> {
-    for (const [key, entry] of this.events()) yield [JSON.stringify(key), JSON.stringify(entry)];
+    for (let i = 0; i < this.eventIndex.size; i++) {
+      yield [JSON.stringify(this.eventIndex.keyAt(i)), JSON.stringify(this.eventAt(i))];
+    }
   }
 
   setDoc(key: string, entry: DocEntry): void {
@@ -154,8 +151,7 @@ class Tables {
       this.docOdd.set(i, entry);
       return;
     }
-    this.docHashes = ensure(this.docHashes, (i + 1) * DIGEST);
-    this.docHashes.set(Buffer.from(entry.sha256, 'hex'), i * DIGEST);
+    this.docHashes.view(i).set(Buffer.from(entry.sha256, 'hex'));
     this.docUrls[i] = page.url === key ? undefined : page.url;
     this.docEtags[i] = page.etag;
     this.docModified[i] = page.lastModified === undefined ? undefined : this.internModified(page.lastModified);
@@ -166,40 +162,17 @@ class Tables {
     return i < 0 ? undefined : this.docAt(key, i);
   }
 
-  *docs(): Generator<[string, DocEntry]> {
-    for (let i = 0; i < this.docIndex.size; i++) {
-      const key = this.docIndex.keyAt(i);
-      yield [key, this.docAt(key, i)];
-    }
-  }
-
   setEvent(calendarId: string, eventId: string, entry: EventEntry): void {
-    const key = eventKey(calendarId, eventId);
-    let i = this.eventIndex.get(key);
-    if (i < 0) {
-      i = this.eventIndex.add(key);
-      const count = this.eventIndex.size;
-      this.eventHashes = ensure(this.eventHashes, count * DIGEST);
-      if (this.eventChecked.length < count) {
-        const grown = new Float64Array(Math.max(1024, count * 2));
-        grown.set(this.eventChecked);
-        this.eventChecked = grown;
-      }
-    }
-    this.eventChecked[i] = entry.checkedAt;
+    const i = this.eventIndex.add(eventKey(calendarId, eventId));
+    this.eventChecked.set(i, entry.checkedAt);
     this.eventOdd.delete(i);
-    if (HEX.test(entry.entry)) this.eventHashes.set(Buffer.from(entry.entry, 'hex'), i * DIGEST);
+    if (HEX.test(entry.entry)) this.eventHashes.view(i).set(Buffer.from(entry.entry, 'hex'));
     else this.eventOdd.set(i, entry.entry);
   }
 
   event(calendarId: string, eventId: string): EventEntry | undefined {
     const i = this.eventIndex.get(eventKey(calendarId, eventId));
     return i < 0 ? undefined : this.eventAt(i);
-  }
-
-  /** Events keyed as the saved file keys them (eventKey). */
-  *events(): Generator<[string, EventEntry]> {
-    for (let i = 0; i < this.eventIndex.size; i++) yield [this.eventIndex.keyAt(i), this.eventAt(i)];
   }
 
   private docAt(key: string, i: number): DocEntry {
@@ -217,7 +190,7 @@ class Tables {
   }
 
   private eventAt(i: number): EventEntry {
-    return { entry: this.eventOdd.get(i) ?? hexAt(this.eventHashes, i), checkedAt: this.eventChecked[i]! };
+    return { entry: this.eventOdd.get(i) ?? hexAt(this.eventHashes, i), checkedAt: this.eventChecked.get(i) };
   }
 
   // Last-Modified values repeat across a portal's documents: keep one string per value (bounded).
@@ -229,9 +202,8 @@ class Tables {
   }
 }
 
-// This run's entries as lines of a file: a kind letter, the key's JSON, a tab, the entry's JSON.
-// (JSON text never holds a raw tab or newline.) An entry recorded twice is there twice; the later
-// line wins when the file is loaded, as it did in the tables.
+// This run's entries as lines of a file: a kind letter, the key's JSON, a tab, the entry's JSON
+// (JSON text holds no raw tab or newline). Of an entry recorded twice, the later line wins.
 class EntryLog {
   constructor(private readonly file: AppendFile) {}
 
@@ -264,15 +236,9 @@ class EntryLog {
   }
 }
 
-function ensure(bytes: Uint8Array, size: number): Uint8Array {
-  if (bytes.length >= size) return bytes;
-  const grown = new Uint8Array(Math.max(size, bytes.length * 2, 1024 * DIGEST));
-  grown.set(bytes);
-  return grown;
-}
-
-function hexAt(bytes: Uint8Array, i: number): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + i * DIGEST, DIGEST).toString('hex');
+function hexAt(digests: PagedArray<Uint8Array<ArrayBuffer>>, i: number): string {
+  const digest = digests.view(i);
+  return Buffer.from(digest.buffer, digest.byteOffset, DIGEST).toString('hex');
 }
 
 // One saved doc, taken only when well formed.
@@ -330,8 +296,4 @@ function canonical(value: unknown): unknown {
 /** The key of one event in the cache and the saved file: unambiguous whatever the ids hold. */
 export function eventKey(calendarId: string, eventId: string): string {
   return JSON.stringify([calendarId, eventId]);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

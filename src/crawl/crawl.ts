@@ -1,18 +1,17 @@
 // The crawl: the calendar list, then every calendar's event list and every event's details through
-// one bounded queue. Documents go to the sink as they arrive (nothing here holds every body), the
-// cache decides which requests can be conditional or skipped, and failures are sorted into fatal
-// (calendar list, an event list, a rejected token, an interruption) and tolerable (one event's details).
+// one bounded queue. Documents go to the sink as they arrive; failures are fatal (a list, a rejected
+// token, an interruption) or tolerable (one event's details).
 
-import { CalfeedError } from '../errors.js';
+import { CalfeedError, interrupted } from '../errors.js';
 import type { PortalClient } from '../http/client.js';
 import type { FieldsConfig } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import { eventKey, type CrawlCache } from './cache.js';
 import { apiPaths } from './api-paths.js';
-import { detailsKey, fetchDetails } from './details.js';
+import { detailsKey, fetchDetails, type DetailsDoc } from './details.js';
 import { decideReuse, type EventNow, type Reuse, type StoredEvent } from './reuse.js';
 import { calendarRefs, duplicatesWarning, listedEvents, type CalendarRef, type ListedEvent } from './listed.js';
-import { fetchList, type DocSource, type ListContext, type ListDoc } from './list.js';
+import { fetchList, type ListContext, type ListDoc } from './list.js';
 import type { PagingConfig } from './paging.js';
 import type { ListRecord, ProbeResult } from './probe.js';
 import { Handoff, TaskGroup, WorkQueue, type Task } from './queue.js';
@@ -39,16 +38,13 @@ export interface CrawlSink {
   published(relPath: string): Promise<Buffer | undefined>;
   /** segments: raw calendar id -> safe segment. */
   onCalendars(doc: ListDoc, segments: Map<string, string>): Promise<void>;
-  /**
-   * Called before any of that calendar's events, with the events it lists: each id once, with its
-   * first list entry (the one whose details are asked for) and its path segment.
-   */
+  /** Before any of the calendar's events: each listed id once, with its first entry and path segment. */
   onEvents(calendarId: string, doc: ListDoc, events: ReadonlyMap<string, ListedEvent>): Promise<void>;
   /** Whether the last build's row of an event can be taken (StoredEvent.row); asked only when its details stand. */
   hasStoredRow(calendarId: string, eventId: string): Promise<boolean>;
   /** Each listed event gets exactly one of these three: its row taken, its details, or their failure. */
   onStored(calendarId: string, eventId: string): Promise<void>;
-  onDetails(calendarId: string, eventId: string, doc: { bytes: Buffer; json: unknown; source: DocSource }): Promise<void>;
+  onDetails(calendarId: string, eventId: string, doc: DetailsDoc): Promise<void>;
   onDetailsFailed(calendarId: string, eventId: string, error: Error): void | Promise<void>;
   /** Exactly once per listed calendar, empty ones included, after the last of its events' calls above has finished. */
   onCalendar(result: CalendarResult): Promise<void>;
@@ -100,21 +96,16 @@ export interface CrawlReport {
 /** Crawls the whole portal into the sink; throws a CalfeedError when the build must fail. */
 export async function crawl(client: PortalClient, cache: CrawlCache, opts: CrawlOptions, sink: CrawlSink): Promise<CrawlReport> {
   const crawler = new Crawler(client, cache, opts, sink);
-  try {
-    await crawler.run();
-  } catch (error) {
-    if (opts.signal?.aborted) throw interrupted();
-    throw error;
-  }
+  const failure = await crawler.run().then(() => undefined, (error: unknown) => ({ error }));
   if (opts.signal?.aborted) throw interrupted();
+  if (failure) throw failure.error;
   checkFailureRatio(crawler.report, opts.maxFailedDetails);
   return crawler.report;
 }
 
 /**
- * One crawl: the calendar list, then each calendar's event list as a task of one queue, which
- * enqueues that calendar's details once the sink has its events. Each calendar's events are one
- * TaskGroup, which calls sink.onCalendar when the last of them settles: once, empty calendars too.
+ * One crawl: each calendar's event list is a task, which enqueues its details once the sink has its
+ * events. A calendar's events are one TaskGroup, calling sink.onCalendar once, empty calendars too.
  */
 class Crawler {
   readonly report: CrawlReport = {
@@ -133,8 +124,7 @@ class Crawler {
   private readonly stop = new AbortController();
   private readonly ctx: ListContext;
   private readonly queue: WorkQueue;
-  // A details body goes on to the sink while its connection takes the next request: the network
-  // sets the pace, not the time the sink takes (normalize, render, write), up to this many bodies.
+  // A details body goes on to the sink while its connection takes the next request (up to a bound).
   private readonly handoff: Handoff;
   // Details the up-to-date check found still failing moments ago: the same failure, not asked again.
   private readonly failing: ReadonlyMap<string, string>;
@@ -270,7 +260,7 @@ class Crawler {
     const { mirrorPath, stored, known } = this.facts(calendar, eventId, event);
     const failing = this.failing.get(eventKey(calendar.id, eventId));
     if (failing !== undefined) return this.failed(calendar, eventId, new Error(failing), group);
-    let doc: Awaited<ReturnType<typeof fetchDetails>>;
+    let doc: DetailsDoc;
     try {
       doc = await fetchDetails(this.ctx, { calendarId: calendar.id, eventId, mirrorPath, stored, known, reuse });
     } catch (error) {
@@ -335,8 +325,4 @@ function checkFailureRatio(report: CrawlReport, maxRatio: number): void {
     `${failed} of ${report.events} event details failed (${pct(failed / report.events)}), more than ` +
       `--max-failed-details allows (${pct(maxRatio)}). Nothing was published. First failures:${sample}${more}`,
   );
-}
-
-function interrupted(): CalfeedError {
-  return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.');
 }

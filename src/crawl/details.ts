@@ -1,7 +1,6 @@
-// One event's details, as decideReuse (reuse.ts) answered for them: the published copy without a
-// request, a conditional request, or a full GET. The published copy counts only while its bytes
-// still hash to what was recorded; when they do not, there is no record to go by, and the decision
-// taken without one is a plain request.
+// One event's details, as decideReuse answered for them: the published copy without a request, a
+// conditional request, or a full GET. The published copy counts only while its bytes still hash to
+// what was recorded; else the decision is taken again without the record.
 
 import { jsonTextOf } from '../json-bytes.js';
 import { apiPaths } from './api-paths.js';
@@ -55,7 +54,7 @@ export async function fetchDetails(ctx: ListContext, req: DetailsRequest): Promi
   const result = await client.getJson(url, validators && { etag: validators.etag, lastModified: validators.lastModified }, { signal: ctx.signal });
   if (result.notModified) {
     if (!validators || !json?.ok) {
-      throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified, but there is no published copy to reuse.`, result.contentType, '');
+      throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified, but there is no published copy to reuse.`);
     }
     cache.recordDoc(req.mirrorPath, previous!);
     cache.recordEvent(req.calendarId, req.eventId, { entry: known.entry, checkedAt: known.now });

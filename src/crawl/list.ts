@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { CalfeedError } from '../errors.js';
-import type { PortalClient } from '../http/client.js';
+import type { ListResult, PortalClient } from '../http/client.js';
 import { LimitError, ResponseError, requestLabel } from '../http/errors.js';
 import { ListEntries, readJsonList, type JsonList } from '../http/json-list.js';
 import { escapePortal } from '../safe-text.js';
@@ -60,13 +60,10 @@ export async function fetchList(ctx: ListContext, req: ListRequest): Promise<Lis
   return fetchAllPages(ctx, req, reused.firstPage);
 }
 
-type Fetched = Awaited<ReturnType<PortalClient['getJsonList']>>;
-
 /** Conditional requests for every page of the previous run; any 200 ends it (and page 1's 200 is kept). */
-async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc?: ListDoc; firstPage?: Fetched }> {
+async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc?: ListDoc; firstPage?: ListResult }> {
   const previous = ctx.cache.previousDoc(req.mirrorPath);
-  // Confirmed by the probe moments ago (by a 304, or by the same bytes from a portal without
-  // validators): the published mirror is reused without asking again.
+  // Confirmed by the probe moments ago (a 304, or the same bytes): the mirror is reused without asking.
   const confirmed = previous !== undefined && ctx.probe?.confirmed.get(req.mirrorPath) === previous.sha256;
   ctx.probe?.confirmed.delete(req.mirrorPath);
   if (!previous || (!confirmed && !previous.pages.every((p) => p.etag || p.lastModified))) return {};
@@ -93,7 +90,7 @@ async function tryNotModified(ctx: ListContext, req: ListRequest): Promise<{ doc
   return { doc: { bytes: published, entries, listPath: path, pages: previous.pages.length, source: 'not-modified', entry: previous } };
 }
 
-async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fetched | undefined): Promise<ListDoc> {
+async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: ListResult | undefined): Promise<ListDoc> {
   const pages: PageEntry[] = [];
   const warnings: string[] = [];
   const warn = (message: string): void => {
@@ -106,10 +103,10 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
   let url: string | undefined = listUrl(ctx, req);
   while (url !== undefined) {
     seen.add(url);
-    const result: Fetched = prefetched ?? (await ctx.client.getJsonList(url, undefined, { signal: ctx.signal }));
+    const result: ListResult = prefetched ?? (await ctx.client.getJsonList(url, undefined, { signal: ctx.signal }));
     prefetched = undefined;
     if (result.notModified || !result.list) {
-      throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified to a request without validators.`, result.contentType, '');
+      throw new ResponseError(result.url, `${requestLabel(result.url)}: 304 Not Modified to a request without validators.`);
     }
     const hash = sha256(result.body);
     // A portal that ignores the page parameter serves page 1 again: stop before its items count twice.
@@ -143,9 +140,8 @@ async function fetchAllPages(ctx: ListContext, req: ListRequest, prefetched: Fet
 }
 
 /**
- * The mirror of a paged list: page 1 with its list replaced by every entry, as one page
- * (asSinglePage), exactly JSON.stringify of that value, made with a stand-in string where the list
- * goes so that the entries are stringified one at a time.
+ * The mirror of a paged list: JSON.stringify of page 1 with every entry, as one page (asSinglePage),
+ * made around a stand-in string where the list goes, so that entries are stringified one at a time.
  */
 function mergedBytes(first: JsonList, path: string[], entries: ListEntries): Buffer {
   const stand = JSON.stringify(`calfeed-list-${randomUUID()}`);
@@ -180,29 +176,21 @@ function listUrl(ctx: ListContext, req: ListRequest): string {
 
 /** The list's entries and where they are: findList on the shape when it can tell, else on the whole body. */
 function listIn(list: JsonList, ctx: ListContext, req: ListRequest, url: string): { entries: ListEntries; path: string[] } {
+  const explicit = req.kind === 'calendars' ? ctx.fields?.lists?.calendars : ctx.fields?.lists?.events;
   let path: string[] | undefined;
   try {
-    path = findList(list.shape, req.kind, explicitPath(ctx, req.kind)).path;
+    path = findList(list.shape, req.kind, explicit).path;
   } catch {
     // An explicit path into an array's elements, or no list at all: the whole body says which.
   }
   const entries = path && list.entriesAt(path);
   if (path && entries) return { entries, path };
-  const found = findListIn(list.full(), ctx, req, url);
-  return { entries: ListEntries.of(found.items), path: found.path };
-}
-
-/** findList, with the URL in front of its message: the log must say which response had no list. */
-function findListIn(json: unknown, ctx: ListContext, req: ListRequest, url: string): { items: unknown[]; path: string[] } {
   try {
-    return findList(json, req.kind, explicitPath(ctx, req.kind));
+    const found = findList(list.full(), req.kind, explicit);
+    return { entries: ListEntries.of(found.items), path: found.path };
   } catch (error) {
     if (!(error instanceof CalfeedError)) throw error;
-    // The message describes the body (its keys): portal text, so escaped.
+    // The log must say which response had no list; the message describes the body: portal text, escaped.
     throw new CalfeedError(error.code, `${requestLabel(url)}: ${escapePortal(error.message)}`, { cause: error });
   }
-}
-
-function explicitPath(ctx: ListContext, kind: ListKind): string | undefined {
-  return kind === 'calendars' ? ctx.fields?.lists?.calendars : ctx.fields?.lists?.events;
 }

@@ -59,13 +59,11 @@ export function calendarRefs(items: unknown[], fields: FieldsConfig | undefined,
 function guessTitle(item: unknown): string | undefined {
   if (typeof item !== 'object' || item === null) return undefined;
   for (const [key, value] of Object.entries(item)) {
-    if (/^(title|name|label|summary)$/i.test(key)) {
-      if (typeof value === 'string' && value.trim()) return value.trim();
-      if (typeof value === 'object' && value !== null) {
-        const text = Object.values(value).find((v): v is string => typeof v === 'string' && v.trim() !== '');
-        if (text) return text.trim();
-      }
-    }
+    if (!/^(title|name|label|summary)$/i.test(key)) continue;
+    // A string, or the first text of an object (a language map).
+    const texts = typeof value === 'object' && value !== null ? Object.values(value) : [value];
+    const text = texts.find((v): v is string => typeof v === 'string' && v.trim() !== '');
+    if (text) return text.trim();
   }
   return undefined;
 }

@@ -3,6 +3,8 @@
 // HAL, OData, Laravel, Graph-style `paging.next`), an RFC 8288 Link header, or page/total counters
 // that we increment through a query parameter.
 
+import { isObject } from '../normalize/record.js';
+
 export const PAGING_MODES = ['auto', 'none', 'query'] as const;
 
 export interface PagingConfig {
@@ -47,22 +49,14 @@ const TOTAL_KEYS = new Set(['totalpages', 'pagecount', 'lastpage', 'pages', 'num
 
 /** The URL of the page after this one (absolute or relative to `page.url`), or undefined at the end. */
 export function nextPageUrl(page: PageInfo, config: PagingConfig): string | undefined {
-  if (config.mode === 'none') return undefined;
-  if (config.mode === 'query') {
-    return page.itemCount === 0 ? undefined : withParam(page.url, config.pageParam, currentPage(page.url, config) + 1);
-  }
-  if (page.itemCount === 0) return undefined;
-  const inBody = bodyLink(page.json);
-  if (inBody !== undefined) return inBody;
-  const inHeader = page.link ? linkHeaderNext(page.link) : undefined;
-  if (inHeader !== undefined) return inHeader;
+  if (config.mode === 'none' || page.itemCount === 0) return undefined;
+  if (config.mode === 'query') return withParam(page.url, config.pageParam, currentPage(page.url, config) + 1);
+  const link = bodyLink(page.json) ?? (page.link ? linkHeaderNext(page.link) : undefined);
+  if (link !== undefined) return link;
   const counters = pageCounters(page.json);
-  if (counters) {
-    const next = counters.current + 1;
-    const last = config.firstPage === 0 ? counters.total - 1 : counters.total;
-    return next <= last ? withParam(page.url, config.pageParam, next) : undefined;
-  }
-  return undefined;
+  if (!counters) return undefined;
+  const last = config.firstPage === 0 ? counters.total - 1 : counters.total;
+  return counters.current < last ? withParam(page.url, config.pageParam, counters.current + 1) : undefined;
 }
 
 /** The URL of the first page: the list path, with the page size and (in 'query' mode) the first page number. */
@@ -85,11 +79,7 @@ export function linkHeaderNext(header: string): string | undefined {
   return undefined;
 }
 
-/**
- * The merged body of a paged list as one complete page: `next` links set to null and page counters
- * saying "page 1 of 1", so a consumer reading the mirror is not sent to pages that do not exist.
- * Returns a copy; the envelope's shape is kept.
- */
+/** A copy of the merged body of a paged list as one page: `next` links null, counters "page 1 of 1". */
 export function asSinglePage(json: unknown): unknown {
   if (!isObject(json)) return json;
   const out = structuredClone(json);
@@ -150,8 +140,4 @@ function withParam(url: string, name: string, value: number): string {
   const out = new URL(url);
   out.searchParams.set(name, String(value));
   return out.href;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,12 +1,9 @@
-// Asking the portal whether any list changed since the last build, before anything else is read or
-// rendered: the calendar list and every calendar's event list, page by page, as conditional
-// requests where the portal gave validators (else plain GETs compared by hash). Probing stops at the
-// first changed list. What it learnt is handed to the crawl (see ListContext), so a build that goes
-// on anyway makes no request twice.
+// Asking the portal whether any list changed since the last build, before anything else is read:
+// every list, page by page, conditionally where the portal gave validators (else compared by hash),
+// stopping at the first change. What it learnt goes to the crawl, so no request is made twice.
 
 import { CalfeedError } from '../errors.js';
-import type { FetchResult, PortalClient } from '../http/client.js';
-import type { JsonList } from '../http/json-list.js';
+import type { ListResult, PortalClient } from '../http/client.js';
 import { isFatal, type DetailsFailure } from './crawl.js';
 import { apiPaths } from './api-paths.js';
 import { sha256, type DocEntry } from './cache.js';
@@ -23,15 +20,12 @@ export interface ProbeResult {
   /** Lists found unchanged: mirror path -> the SHA-256 of the mirror they confirm. */
   confirmed: Map<string, string>;
   /** First pages fetched and found changed: mirror path -> the response (the crawl starts from it). */
-  firstPages: Map<string, FetchResult & { list: JsonList | undefined }>;
+  firstPages: Map<string, ListResult>;
   /** Details the last build could not read, found still failing moments ago (probeFailedDetails): not asked for again. */
   failing?: DetailsFailure[];
 }
 
-/**
- * Probe `lists` (the calendar list first, alone: the event lists are only worth asking about when
- * the calendars are the same) with up to client.concurrency requests at a time.
- */
+/** Probes `lists`: the calendar list first and alone (the event lists matter only if it is the same). */
 export async function probeLists(client: PortalClient, lists: readonly ListRecord[], signal?: AbortSignal): Promise<ProbeResult> {
   const result: ProbeResult = { confirmed: new Map(), firstPages: new Map() };
   const [first, ...rest] = lists;
@@ -67,13 +61,12 @@ async function probeOne(client: PortalClient, list: ListRecord, result: ProbeRes
     return;
   }
   for (const [i, page] of entry.pages.entries()) {
-    let response: FetchResult & { list: JsonList | undefined };
+    let response: ListResult;
     try {
       const validators = page.etag || page.lastModified ? { etag: page.etag, lastModified: page.lastModified } : undefined;
       response = await client.getJsonList(page.url, validators, { signal });
     } catch (error) {
-      // The crawl makes the same request and reports the failure in its own words (with the
-      // calendar's title).
+      // The crawl makes the same request and reports the failure in its own words.
       if (interrupted(error, signal)) throw error;
       result.changed ??= { mirrorPath, why: `${page.url} could not be checked (${(error as Error).message})` };
       return;
@@ -88,12 +81,9 @@ async function probeOne(client: PortalClient, list: ListRecord, result: ProbeRes
 }
 
 /**
- * Ask again for the details the last build could not read ([calendar id, event id]), as the crawl
- * would. That build published those events from their list entries, whatever the failure was, so
- * while every one of them still fails, the same data gives the same output; `readable` names the
- * first that can now be read (or could not be asked for as before: a failure the crawl would not
- * go on from, such as a rejected token), and the build reads it again in full. `failures` are
- * the details that still fail, with why (for the summary), when none can be read.
+ * Ask again for the details the last build could not read ([calendar id, event id]): while all
+ * still fail, the same data gives the same output. `readable` names the first that can now be read
+ * (or fails fatally, as a rejected token does): the build then reads in full. Else `failures` says why.
  */
 export async function probeFailedDetails(
   client: PortalClient,
@@ -110,8 +100,7 @@ export async function probeFailedDetails(
       readable ??= `${what}, which could not be read at the last build, can now be read`;
     } catch (error) {
       if (interrupted(error, signal)) throw error;
-      // As in the crawl: a failure it would not go on from means a build (which reports it); any
-      // other is a failure of these details alone.
+      // As in the crawl: a fatal failure means a build (which reports it).
       if (isFatal(error)) readable ??= `${what} could not be checked (${(error as Error).message})`;
       else failures[at] = { calendarId, eventId, message: (error as Error).message };
     }

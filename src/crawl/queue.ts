@@ -1,7 +1,6 @@
-// A bounded work queue: N workers pull tasks from lazy sources, so 100,000 details never exist as
-// 100,000 pending promises. Two lanes: 'first' (a calendar's details) is drained before 'later'
-// (the next calendars' event lists), so a calendar's list entries are released soon after it is
-// listed, and workers only move on to another list when no details are waiting.
+// A bounded work queue: N workers pull tasks from lazy sources, so details never all exist as
+// pending promises. Lane 'first' (a calendar's details) is drained before 'later' (the next event
+// lists), so a calendar's list entries are released soon after it is listed.
 
 export type Task = () => Promise<void>;
 
@@ -89,10 +88,9 @@ export class WorkQueue {
 }
 
 /**
- * Work a task hands on, so that its worker (a connection) can go on to the next request while the
- * body it fetched is processed: at most `limit` pieces run at once, and hand() waits while that
- * many are running, so a slow consumer still slows the crawl down and bodies never pile up.
- * The first error is kept (later pieces are not started) and thrown by drain().
+ * Work a task hands on, so its worker (a connection) can go on to the next request: at most `limit`
+ * pieces run at once and hand() waits while that many run, so bodies never pile up. The first
+ * error is kept (later pieces are not started) and thrown by drain().
  */
 export class Handoff {
   private running = 0;

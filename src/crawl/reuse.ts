@@ -1,12 +1,11 @@
 // The one place that decides, per listed event, how much of the last build can stand for it. Pure:
-// the caller gathers what the store holds and what this build knows, and acts on the answer. A
-// calendar taken whole is no separate path: it is a calendar all of whose events answer 'row'.
+// the caller gathers the facts and acts on the answer. A calendar taken whole is one whose events
+// all answer 'row'.
 
 import type { DocEntry, EventEntry } from './cache.js';
 
 /**
- * - `row`: the last build's row stands for the event (its normalized event, history and VEVENT, or
- *   its record of being unreadable, with the warnings reading it gave): no request, no normalizing.
+ * - `row`: the last build's row (its event, or its record of being unreadable) stands: no request.
  * - `mirror`: its details as published stand (no request), but are normalized again.
  * - `revalidate`: a conditional request with the recorded validators; a 304 keeps the mirror.
  * - `fetch`: a plain request.
@@ -27,10 +26,7 @@ export interface StoredEvent {
 export interface EventNow {
   /** The hash of its list entry now (entryHash). */
   entry: string;
-  /**
-   * Its details URL as the cache keys it (PortalClient.keyFor): a recorded mirror read from another
-   * URL is another event's. undefined: its id cannot be put in a URL.
-   */
+  /** Its details URL as the cache keys it (another URL's mirror is another event's); undefined: none. */
   url: string | undefined;
   now: number;
   /** --details-max-age. */

@@ -1,12 +1,10 @@
-// The portal client: keep-alive connections (one undici Agent, `connections` = concurrency), a gate
-// that bounds requests in flight, an optional requests-per-second pacer, retries with backoff that
-// honor Retry-After, redirects kept to the portal's origin (origins.ts), and conditional GETs.
-// Every URL it reports is token-free: in query-parameter mode the token is added only on the wire,
-// and a token the portal echoes in a link or a Location is masked (token-urls.ts).
+// The portal client: keep-alive connections, a bound on requests in flight, an optional pacer,
+// retries that honor Retry-After, redirects kept to the portal's origin, conditional GETs. Every URL
+// it reports is token-free: the token is added only on the wire, and one the portal echoes is masked.
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from 'undici';
-import { CalfeedError } from '../errors.js';
+import { interrupted } from '../errors.js';
 import { HttpError, requestLabel, statusLine } from './errors.js';
 import { exchange, type Exchange } from './exchange.js';
 import type { JsonList } from './json-list.js';
@@ -73,6 +71,9 @@ export interface FetchResult {
   contentType?: string;
 }
 
+/** A list's response, its entries kept as text (undefined for a 304). */
+export type ListResult = FetchResult & { list: JsonList | undefined };
+
 /** Per-call options: the crawler passes its own signal so one fatal error can stop the rest. */
 export interface CallOptions {
   signal?: AbortSignal;
@@ -94,8 +95,8 @@ export class PortalClient {
   private readonly tokenUrls: TokenUrls;
   private readonly origins: OriginPolicy;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  // One combined signal per call signal, not one per request: every AbortSignal.any() leaves a
-  // WeakRef in its sources that is never removed, which grew by one per request (100,000 at scale).
+  // One combined signal per call signal, not per request: each AbortSignal.any() leaves a WeakRef
+  // in its sources for good.
   private readonly combined = new WeakMap<AbortSignal, AbortSignal>();
 
   constructor(opts: HttpOptions) {
@@ -127,11 +128,7 @@ export class PortalClient {
     return this.resolve(pathOrUrl).href;
   }
 
-  /**
-   * A stable cache key for a request: the token-free URL relative to baseUrl when it lies under it
-   * (so a portal that moves, like the embedded demo on a new port, keeps its cache), else absolute.
-   * get() accepts the key back.
-   */
+  /** A cache key get() accepts: relative to baseUrl when under it (so a moved portal keeps its cache). */
   keyFor(pathOrUrl: string): string {
     const href = this.resolve(pathOrUrl).href;
     return href.startsWith(this.base.href) && href.length > this.base.href.length ? href.slice(this.base.href.length) : href;
@@ -162,15 +159,13 @@ export class PortalClient {
   /** GET and parse JSON; RESPONSE error naming the URL, content type and the first ~200 bytes when the body is not JSON. */
   async getJson(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<FetchResult & { json: unknown }> {
     const result = await this.get(pathOrUrl, validators, call);
-    if (result.notModified) return { ...result, json: undefined };
-    return { ...result, json: parseJson(result, this.opts.token) };
+    return { ...result, json: result.notModified ? undefined : parseJson(result, this.opts.token) };
   }
 
   /** GET a list and read it with its entries kept as text (parseJsonList); the errors of getJson. */
-  async getJsonList(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<FetchResult & { list: JsonList | undefined }> {
+  async getJsonList(pathOrUrl: string, validators?: Validators, call?: CallOptions): Promise<ListResult> {
     const result = await this.get(pathOrUrl, validators, call);
-    if (result.notModified) return { ...result, list: undefined };
-    return { ...result, list: parseJsonList(result, this.opts.token) };
+    return { ...result, list: result.notModified ? undefined : parseJsonList(result, this.opts.token) };
   }
 
   /** The client's signal combined with a call's, made once per call signal. */
@@ -193,10 +188,9 @@ export class PortalClient {
   private resolve(pathOrUrl: string): URL {
     const absolute = /^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl);
     const url = absolute ? new URL(pathOrUrl) : new URL(pathOrUrl.replace(/^\/+/, ''), this.base);
-    // A paging link may echo our token back; drop it so cache keys and messages stay token-free.
+    // A paging link may echo our token back: our parameter is dropped, any other form masked.
     const { mode, queryParam } = this.opts.auth;
     if (mode === 'query' && url.searchParams.has(queryParam)) url.searchParams.delete(queryParam);
-    // Under any other name, or in the path, it is masked where it is.
     return this.tokenUrls.mask(url);
   }
 
@@ -308,8 +302,4 @@ export class PortalClient {
     }
     if (signal.aborted) throw interrupted();
   }
-}
-
-function interrupted(): CalfeedError {
-  return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.');
 }

@@ -84,14 +84,10 @@ export class NetworkError extends CalfeedError {
 /** The portal answered 2xx, but not with usable JSON (code 'RESPONSE'). */
 export class ResponseError extends CalfeedError {
   readonly url: string;
-  readonly contentType: string | undefined;
-  readonly bodySnippet: string;
-  constructor(url: string, message: string, contentType: string | undefined, bodySnippet: string, options?: { cause?: unknown }) {
+  constructor(url: string, message: string, options?: { cause?: unknown }) {
     super('RESPONSE', message, options);
     this.name = 'ResponseError';
     this.url = url;
-    this.contentType = contentType;
-    this.bodySnippet = bodySnippet;
   }
 }
 

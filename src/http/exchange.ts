@@ -1,9 +1,8 @@
 // One HTTP exchange over undici: send a GET, read the body under a size cap, and turn undici's
 // low-level failures into NetworkError / LimitError with messages a person can act on.
-// Retries, redirects and politeness live in client.ts; this file knows nothing about them.
 
 import { request, type Dispatcher } from 'undici';
-import { CalfeedError } from '../errors.js';
+import { CalfeedError, interrupted } from '../errors.js';
 import { LimitError, NetworkError, requestLabel } from './errors.js';
 import { escapePortal } from '../safe-text.js';
 import { redact } from './redact.js';
@@ -43,10 +42,7 @@ export async function exchange(url: URL, opts: ExchangeOptions): Promise<Exchang
   }
 }
 
-/**
- * The caller's signal, plus an abort at the request's deadline: undici's own timeouts only bound
- * each wait, so a body sent a byte a second would otherwise never end.
- */
+/** The caller's signal plus the request's deadline: undici's timeouts bound each wait, not the whole. */
 class Deadline {
   readonly signal: AbortSignal;
   expired = false;
@@ -96,8 +92,7 @@ async function exchangeUntil(url: URL, opts: ExchangeOptions, deadline: Deadline
     await response.body.dump();
     return { status, headers, body: Buffer.alloc(0) };
   } catch (error) {
-    // Destroying an unread undici body emits RequestAbortedError; with no listener that would crash
-    // the process (an oversize Content-Length is refused before any of the body is read).
+    // Destroying an unread undici body emits RequestAbortedError, which would crash an unlistened process.
     response.body.on('error', () => undefined);
     response.body.destroy();
     throw networkError(error, opts, deadline);
@@ -173,11 +168,7 @@ const CONNECTION_TEXT: Record<string, string> = {
 /** Maps whatever undici threw to one of our errors; passes our own errors through. */
 function networkError(error: unknown, opts: ExchangeOptions, deadline: Deadline): Error {
   if (error instanceof CalfeedError) return error;
-  if (opts.signal?.aborted) {
-    return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.', {
-      cause: error,
-    });
-  }
+  if (opts.signal?.aborted) return interrupted({ cause: error });
   const url = opts.displayUrl;
   if (deadline.expired) return new NetworkError(url, 'request-timeout', '', { timeoutMs: opts.requestTimeoutMs, cause: error });
   const code = (error as { code?: string }).code ?? '';

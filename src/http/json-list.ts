@@ -1,10 +1,7 @@
-// Reading a list body without its whole object tree in memory. JSON.parse of a 26 MB event list
-// makes 100,000 entry objects at once (about 150 MB of heap, which V8 keeps once grown); here the
-// body is parsed with every object or array inside an array left empty ({} or []): its shape, all
-// findList and the paging rules look at (they never look inside an array's elements). The
-// entries of an array stay byte ranges of the body, each parsed when asked for. Every value is
-// parsed once on the way (the shape whole, each emptied element alone), so a body JSON.parse
-// rejects is never taken; the caller then parses it whole, for JSON.parse's own verdict.
+// Reading a list body without its whole object tree in memory: the body is parsed with every object
+// or array inside an array left empty, its shape (all findList and the paging rules look at), and
+// an array's entries stay byte ranges of the body, each parsed when asked for. Every value is
+// parsed once on the way, so a body JSON.parse rejects is never taken; the caller parses it whole.
 
 import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, bomLength, isJsonSpace, jsonTextOf, skipJsonSpace } from '../json-bytes.js';
 import { MAX_JSON_DEPTH } from './json-text.js';
@@ -96,7 +93,6 @@ function nodeAt(root: Node, path: readonly string[]): Node {
 }
 
 const NOT_SHAPED = new Error('not shaped');
-
 
 /** Reads the shape text (`out`) and the nodes of objects and arrays outside arrays. */
 class ShapeReader {

@@ -1,7 +1,5 @@
-// What makes a body unusable before JSON.parse sees it. Bytes that are not UTF-8 would be turned
-// into U+FFFD silently and published in the mirror as they came; JSON nested thousands of levels
-// deep parses, but every recursive step after it (hashing, normalizing) overflows the stack. Both
-// are the portal's fault, and are reported as such, naming the URL, like any unusable body.
+// What makes a body unusable before JSON.parse sees it: bytes that are not UTF-8 (silently turned
+// into U+FFFD), and JSON nested so deep that every recursive step after parsing overflows the stack.
 
 import { isUtf8 } from 'node:buffer';
 

@@ -17,8 +17,6 @@ export function parseJson(result: FetchResult, token: string | undefined): unkno
       result.url,
       `${requestLabel(result.url)}: ${what} (${statusLine(result.status)}, ${type}). ` +
         `Body starts with: ${bodySnippet(result.body, token)}. Check --base-url and the portal's status.`,
-      result.contentType,
-      bodySnippet(result.body, token),
       { cause },
     );
   if (result.body.length === 0) throw fail('expected JSON but the body is empty');

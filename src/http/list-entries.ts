@@ -31,11 +31,7 @@ export class ListEntries {
     return Array.isArray(part) ? part[k] : JSON.parse((part as BodyEntries).text(k));
   }
 
-  /**
-   * Entry `i`, parsed, for the last time: once every entry near it is taken, their bytes are let go
-   * (a 100,000-event list is 26 MB, and the crawl takes its entries in order as their details
-   * arrive). Taking an entry twice, or reading one after, throws.
-   */
+  /** Entry `i`, parsed for the last time (a group's bytes go once all are taken); a second take throws. */
   take(i: number): unknown {
     const [part, k] = this.part(i);
     return Array.isArray(part) ? part[k] : JSON.parse((part as BodyEntries).take(k));
@@ -54,13 +50,9 @@ export class ListEntries {
   }
 }
 
-// Entries per group copied out of the body on the first take(): about 250 KB of a portal's events.
 const GROUP_SHIFT = 10;
 
-/**
- * A body's entries. On the first take() each group of 2^GROUP_SHIFT entries is copied out into a
- * buffer of its own and the body is let go; a group's buffer goes once all of its entries are taken.
- */
+/** A body's entries: the first take() copies each group of 2^GROUP_SHIFT out and lets the body go. */
 class BodyEntries {
   private body: Buffer | undefined;
   private groups: Array<Buffer | undefined> = [];

@@ -1,7 +1,6 @@
-// Which origins a request may go to. The portal's own origin, with the token. Another origin only
-// when the user named its host (--allow-redirect-host), and then never with the token: followed
-// blindly, a redirect or a paging link elsewhere would publish another site's answer as the
-// portal's, under the portal's API path.
+// Which origins a request may go to: the portal's own, with the token; another only when the user
+// named its host (--allow-redirect-host), never with the token. Followed blindly, a redirect
+// elsewhere would publish another site's answer as the portal's.
 
 import { CalfeedError, ConfigError } from '../errors.js';
 import { HttpError, requestLabel, statusLine } from './errors.js';
@@ -22,10 +21,7 @@ export class OriginPolicy {
     return url.origin === this.portal.origin;
   }
 
-  /**
-   * Throws unless `to` is on the portal's origin or an allowed host: an HttpError naming both origins
-   * and the flag for a redirect (`status`), a RESPONSE error for a link the portal gave.
-   */
+  /** Throws unless `to` is on the portal's origin or an allowed host (an HttpError for a redirect). */
   check(to: URL, from: URL, status?: number): void {
     if (this.isPortal(to) || this.isAllowed(to)) return;
     const where = `another origin, ${to.origin} (the portal is ${this.portal.origin})`;

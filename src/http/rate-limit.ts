@@ -1,11 +1,7 @@
 // Politeness towards the portal: a gate that bounds requests in flight, and a pacer that bounds
 // requests per second. Both hand out slots in arrival order so no request starves.
 
-import { CalfeedError } from '../errors.js';
-
-function interrupted(): CalfeedError {
-  return new CalfeedError('INTERRUPTED', 'Interrupted: the build was stopped before it finished; nothing was published.');
-}
+import { interrupted } from '../errors.js';
 
 /** At most `limit` holders at once; waiters are served first come, first served. */
 export class Gate {
@@ -52,10 +48,7 @@ export class Gate {
   }
 }
 
-/**
- * Spaces requests at least 1/rate seconds apart (a token bucket of size one): the portal sees a
- * steady trickle rather than bursts. Each caller reserves the next free instant, then sleeps until it.
- */
+/** Spaces requests at least 1/rate seconds apart: each caller reserves the next free instant. */
 export class Pacer {
   private nextAt = 0;
   private readonly intervalMs: number;

@@ -11,8 +11,8 @@ export function redact(text: string, token: string | undefined): string {
 
 /** The first bytes of a body for a message: decoded leniently, token-free, quoted and escaped. */
 export function bodySnippet(body: Buffer, token: string | undefined, maxBytes = 200): string {
-  // Redact the whole body before cutting, so the cut never falls inside the token; an error body is
-  // itself only the first KB (exchange.ts), so a token it ends inside of is masked too.
+  // Redact before cutting, so the cut never falls inside the token; an error body is itself cut
+  // (exchange.ts), so a token it ends inside of is masked too.
   const whole = body.toString('utf8').replace(/\uFFFD+$/, '');
   const safe = Buffer.from(token ? maskCutTail(redact(whole, token), token) : whole, 'utf8');
   const head = safe.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD+$/, '');

@@ -18,20 +18,13 @@ export function isRetryableStatus(status: number): boolean {
   return RETRY_STATUS.has(status);
 }
 
-/**
- * Exponential backoff with full jitter (AWS architecture blog): a random wait in
- * [0, min(cap, base * 2^attempt)). Jitter spreads retries so a recovering portal is not hit by
- * every client at the same instant. `attempt` is 0 for the first retry.
- */
+/** Full-jitter backoff, a random wait in [0, min(cap, base * 2^attempt)); `attempt` 0 is the first retry. */
 export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number): number {
   const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30));
   return Math.floor(random() * ceiling);
 }
 
-/**
- * Parses Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP date. Returns milliseconds from
- * `nowMs` (0 for a date in the past), or undefined when the header is absent or unreadable.
- */
+/** Retry-After (RFC 9110): seconds or an HTTP date, as ms from `nowMs` (0 if past); else undefined. */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
@@ -52,10 +45,7 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-/**
- * How long to wait before the next attempt, with the reason for the log; undefined to give up, the
- * error then being final (its message then says how many attempts were made, or why not waiting).
- */
+/** The wait before the next attempt, with the reason for the log; undefined: give up (the message says why). */
 export function retryWait(error: unknown, attempt: number, policy: RetryPolicy): { ms: number; reason: string } | undefined {
   let reason: string;
   if (error instanceof HttpError && isRetryableStatus(error.status)) {

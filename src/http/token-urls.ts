@@ -1,7 +1,6 @@
-// URLs the portal hands back (next links, redirect Locations) may carry the token, in a parameter of
-// any name or in the path. What calfeed keeps, prints and keys its cache with is the URL with the
-// token masked; the URL as the portal gave it is kept in memory only, so that it can go back, as it
-// was, to the portal's own origin.
+// URLs the portal hands back (next links, Locations) may carry the token anywhere. calfeed keeps,
+// prints and keys its cache with the masked URL; the original is kept in memory only, to be sent
+// back as it was to the portal's own origin.
 
 import { MASK } from '../secrets.js';
 import { redact } from './redact.js';

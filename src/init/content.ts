@@ -46,10 +46,7 @@ function authSettings(config: ResolvedConfig): Record<string, string> {
   };
 }
 
-/**
- * The workflow for the site repository: a scheduled build with the action, deployed to GitHub Pages.
- * `configFile` is the config's path from the repository root, given only when it is not the default.
- */
+/** The site repository's workflow; `configFile` only when the config is not at the default path. */
 export function workflowText(configFile?: string): string {
   return `# Builds the events site with calfeed and publishes it on GitHub Pages, hourly and when run by hand.
 # Before the first run: add the portal's API token as the repository secret CALFEED_TOKEN

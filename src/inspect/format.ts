@@ -4,7 +4,7 @@ import type { Explanation } from '../normalize/index.js';
 import type { Inspection } from './inspect.js';
 
 const show = (value: unknown, max = 60): string => {
-  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? 'undefined';
+  const text = JSON.stringify(value) ?? 'undefined';
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
 };
 

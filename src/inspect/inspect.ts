@@ -71,7 +71,10 @@ async function inspect(args: { loaded: LoadedConfig; log: Logger; out: NodeJS.Wr
         inspection.details = { url: detailsRes.url, eventId, explanation: explain('event', [record], eventOpts) };
       }
     }
-    inspection.fields = mergeFieldBlocks(inspection);
+    // One `fields` block: calendar mappings, and event mappings where details override the list entry.
+    const { calendars, events, details } = inspection;
+    const event = { ...events?.explanation.fieldsBlock.event, ...details?.explanation.fieldsBlock.event };
+    inspection.fields = { calendar: calendars.explanation.fieldsBlock.calendar ?? {}, event };
     inspection.missing = missingRequired(inspection);
     inspection.ok = inspection.missing.length === 0;
     // Samples and field names are the portal's: the token it may echo and its control bytes stay out of stdout too.
@@ -86,10 +89,7 @@ async function inspect(args: { loaded: LoadedConfig; log: Logger; out: NodeJS.Wr
   }
 }
 
-/**
- * Fields without which the build skips a record (an id, an event's start), found in no record
- * inspected. An event's are looked for in its list entries and, as the build merges them, its details.
- */
+/** Fields without which the build skips a record (an id, an event's start), found in no record inspected. */
 function missingRequired(i: Inspection): string[] {
   const absent = (ex: Explanation | undefined, field: string): boolean => ex === undefined || (ex.fields.find((f) => f.field === field)?.path ?? null) === null;
   const missing: string[] = [];
@@ -104,11 +104,4 @@ function missingRequired(i: Inspection): string[] {
 
 function envelopeName(path: string[]): string {
   return path.length === 0 ? 'bare array' : `object, list under "${path.join('.')}"`;
-}
-
-/** One `fields` block: calendar mappings, and event mappings where details override the list entry. */
-function mergeFieldBlocks(i: Inspection): object {
-  const calendar = i.calendars.explanation.fieldsBlock.calendar ?? {};
-  const event = { ...(i.events?.explanation.fieldsBlock.event ?? {}), ...(i.details?.explanation.fieldsBlock.event ?? {}) };
-  return { calendar, event };
 }

@@ -33,9 +33,8 @@ function arrayUnder(object: RawRecord, names: readonly string[]): { key: string;
 }
 
 /**
- * Find the list inside a response body: a bare array, or an array under data/items/results/content/
- * records/value/events/calendars/eventCalendars (case-insensitive), also one level deeper; or at an
- * explicit dotted path. Throws CalfeedError('RESPONSE', ...) naming what was found when no list exists.
+ * Finds the list in a response body: a bare array, an array under a usual name (also one level
+ * deeper), or at an explicit dotted path; else a RESPONSE error naming what was found.
  */
 export function findList(body: unknown, kind: ListKind, explicitPath?: string): { items: unknown[]; path: string[] } {
   const configKey = `fields.lists.${kind}`;

@@ -16,15 +16,11 @@ function sampleOf(value: unknown): unknown {
   return value;
 }
 
-interface Seen {
-  path: string | string[];
-  sample: unknown;
-  note?: string;
-  count: number;
-}
+type SampleField = { path: string | string[]; sample: unknown; note?: string };
+type Seen = SampleField & { count: number };
 
 /** Per field, the path found in most records (with the first sample and note for it). */
-function tally(perRecord: Array<Map<string, { path: string | string[]; sample: unknown; note?: string }>>, field: string): { best?: Seen; found: number } {
+function tally(perRecord: Array<Map<string, SampleField>>, field: string): { best?: Seen; found: number } {
   const byPath = new Map<string, Seen>();
   let found = 0;
   for (const record of perRecord) {
@@ -80,7 +76,8 @@ export function explain(kind: 'calendar' | 'event', records: unknown[], opts: No
 
   const timeRows = timeReadings(fields, times, opts.timeZone);
 
-  warnings.push(...missingWarnings(kind, usable, perRecord, new Set([...used].map(normKey)), opts));
+  const usedNorm = new Set([...used].map(normKey));
+  warnings.push(...missingWarnings(kind, usable, perRecord, usedNorm, opts));
   const counts = new Map<string, number>();
   for (const id of ids) if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
   const dupes = [...counts].filter(([, n]) => n > 1).map(([id]) => JSON.stringify(id));
@@ -89,14 +86,11 @@ export function explain(kind: 'calendar' | 'event', records: unknown[], opts: No
   warnings.push(...distinct.slice(0, 10));
 
   const unused: string[] = [];
-  const usedNorm = new Set([...used].map(normKey));
   for (const record of usable) for (const key of Object.keys(record)) if (!usedNorm.has(normKey(key)) && !unused.includes(key)) unused.push(key);
 
   const fieldsBlock: FieldsConfig = kind === 'calendar' ? { calendar: block } : { event: block };
   return { fields, unused, times: timeRows, warnings, fieldsBlock };
 }
-
-type SampleField = { path: string | string[]; sample: unknown; note?: string };
 
 /** Each sample record resolved: its fields by name, its time readings, problems and id, and every raw key used. */
 function resolveSamples(kind: 'calendar' | 'event', usable: RawRecord[], opts: NormalizeOptions) {
@@ -128,10 +122,7 @@ function resolveSamples(kind: 'calendar' | 'event', usable: RawRecord[], opts: N
   return { perRecord, times, problems, used, ids };
 }
 
-/**
- * Time readings: one row per distinct way start/end were read (the main path first), so all-day
- * records read from a date field show beside timed ones; then the update/creation stamps.
- */
+/** Time rows: each distinct way start/end were read (the main path first), then the updated/created stamps. */
 function timeReadings(fields: Explanation['fields'], times: TimeUse[][], zone: string): Explanation['times'] {
   const timeRows: Explanation['times'] = [];
   for (const field of ['start', 'end'] as const) {

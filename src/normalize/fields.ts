@@ -57,10 +57,7 @@ function topKey(segments: ReadonlyArray<string | number>): string[] {
   return segments.length > 0 && typeof segments[0] === 'string' ? [segments[0]] : [];
 }
 
-/**
- * Follows an explicit mapping. When the last segment is missing but language siblings of it exist
- * (`title` mapped, `title_en` / `title_lt` present), they are returned as a language map.
- */
+/** Follows an explicit mapping, or gives the language siblings of a missing last segment (`title_en`...). */
 export function explicitHit(record: RawRecord, path: string, multilingual: boolean): Hit | undefined {
   const found = resolvePath(record, path);
   if (found) return { path: formatPath(found.segments), value: found.value, keys: topKey(found.segments) };
@@ -77,10 +74,8 @@ export function explicitHit(record: RawRecord, path: string, multilingual: boole
 }
 
 /**
- * Finds a model field in a record: the explicit mapping when its path exists in this record (an
- * empty string means unmapped), else the first candidate whose value `accept`s, else (for text)
- * language siblings of a candidate. Falling back when the mapped path is absent keeps a mapping
- * made from one sample from losing records of another shape (all-day events without a start time).
+ * Finds a model field: the explicit mapping where its path exists in this record ('' is unmapped),
+ * else the first candidate whose value `accept`s, else (multilingual) a candidate's language siblings.
  */
 export function findField(
   record: RawRecord,
@@ -94,8 +89,7 @@ export function findField(
     const hit = explicitHit(record, mapped, multilingual);
     if (hit && hit.value !== null && hit.value !== undefined) return hit;
   }
-  // keyOf() for each candidate, with the record's index and the candidates' folded names looked up
-  // once per call rather than once per candidate (tens of candidates per field, per event).
+  // keyOf() per candidate, with the index and folded names looked up once per call (a hot path).
   const index = keyIndex(record);
   const folds = foldedNames(candidates);
   for (let i = 0; i < candidates.length; i++) {

@@ -68,8 +68,7 @@ function siblingLang(key: string, wanted: string): string | undefined {
 
 /** Gathers `base` + language siblings of a record into a language map, with the keys used. */
 export function siblingLangMap(record: RawRecord, base: string): { map: RawRecord; keys: string[] } | undefined {
-  // Asked for every candidate name of a field the record lacks: most keys fail the first test in
-  // siblingLang, and nothing is allocated until one passes.
+  // Asked for every candidate name of a field the record lacks: nothing is allocated until a key passes.
   const wanted = normKey(base);
   let map: RawRecord | undefined;
   let keys: string[] | undefined;

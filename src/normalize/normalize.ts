@@ -46,11 +46,6 @@ export function normalizeCalendars(items: unknown[], opts: NormalizeOptions): { 
   return { calendars: kept.map((c) => ({ ...c, slug: slugs.get(c.id)! })), warnings };
 }
 
-/** Event ids -> slugs for one calendar's list (assignSegments over all ids of that calendar). */
-export function eventSlugs(ids: string[]): Map<string, string> {
-  return assignSegments(ids);
-}
-
 /**
  * One event from its list entry merged with its details (details win; undefined when details
  * failed, then detailsMissing = true). Returns the event, or only warnings when it must be skipped

@@ -9,9 +9,8 @@ export function isObject(value: unknown): value is RawRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// Folding keys is the normalizer's hot path (tens of candidates per field, per event), so folded
-// names are memoized (bounded, as keys come from untrusted data) and each record gets an index
-// from folded key to actual key, built once.
+// Folding keys is the normalizer's hot path: folded names are memoized (bounded: keys are untrusted
+// data), and each record gets an index from folded key to actual key, built once.
 const folded = new Map<string, string>();
 const FOLDED_MAX = 10_000;
 const indexes = new WeakMap<RawRecord, Map<string, string>>();
@@ -69,10 +68,7 @@ export function formatPath(segments: ReadonlyArray<string | number>): string {
   return out;
 }
 
-/**
- * Follows a dotted path. Returns the value and the segments as actually spelled in the data (so
- * `start_date` mapped as "startDate" is reported under its real name), or undefined when absent.
- */
+/** Follows a dotted path: the value and the segments as spelled in the data; undefined when absent. */
 export function resolvePath(root: unknown, path: string): { value: unknown; segments: Array<string | number> } | undefined {
   let current = root;
   const actual: Array<string | number> = [];

@@ -2,10 +2,11 @@
 // values; explain() keeps the notes. Sharing this step means `calfeed inspect` reports exactly what
 // the build will do.
 
+import { IANAZone } from 'luxon';
 import type { CalendarEvent, EventLocation, EventWhen } from '../model.js';
 import { CALENDAR_CANDIDATES, EVENT_CANDIDATES, findField, type Hit } from './fields.js';
 import { isObject, type RawRecord } from './record.js';
-import { isValidZone, parseTime, wallToEpoch } from './time.js';
+import { parseTime, wallToEpoch } from './time.js';
 import type { CalendarField, EventField, FieldPath, NormalizeOptions } from './types.js';
 import { DEFAULT_MAX_FIELD_LENGTH } from './types.js';
 import { boolOf, categoriesOf, httpUrlOf, idOf, isText, locationOf, organizerOf, statusOf, textOf } from './values.js';
@@ -58,6 +59,11 @@ function titleOf(hit: Hit | undefined, opts: NormalizeOptions, problems: Problem
   return clip('title', text, opts, problems)!;
 }
 
+/** Which raw field each model field came from: the id's, then `hits` in their order. */
+function reportsOf(id: Hit | undefined, hits: Record<string, Hit | undefined>): FieldReport[] {
+  return [{ field: 'id', hit: id }, ...Object.entries(hits).map(([field, hit]) => ({ field, hit }))];
+}
+
 export interface CalendarResolution {
   id?: string;
   title: string;
@@ -75,31 +81,28 @@ export function resolveCalendar(record: RawRecord, opts: NormalizeOptions): Cale
   const find = (field: CalendarField, accept: (v: unknown) => boolean, multilingual = false) =>
     findField(record, mapping[field], CALENDAR_CANDIDATES[field], accept, multilingual);
   const { id, hit: idFound } = idHit(record, 'calendar', mapping.id);
-  const titleHit = find('title', isText, true);
-  const descriptionHit = find('description', isText, true);
-  const urlHit = find('url', (v) => isText(v) || isObject(v));
-  const zoneHit = find('timeZone', (v) => typeof v === 'string' && v.trim() !== '');
+  const hits = {
+    title: find('title', isText, true),
+    description: find('description', isText, true),
+    url: find('url', (v) => isText(v) || isObject(v)),
+    timeZone: find('timeZone', (v) => typeof v === 'string' && v.trim() !== ''),
+  };
   let timeZone = opts.timeZone;
-  if (zoneHit && typeof zoneHit.value === 'string') {
-    if (isValidZone(zoneHit.value.trim())) timeZone = zoneHit.value.trim();
-    else problems.push({ code: 'BAD_TIME_ZONE', message: `time zone ${JSON.stringify(zoneHit.value)} is not an IANA zone; using ${opts.timeZone}` });
+  const zone = hits.timeZone?.value;
+  if (typeof zone === 'string') {
+    if (IANAZone.isValidZone(zone.trim())) timeZone = zone.trim();
+    else problems.push({ code: 'BAD_TIME_ZONE', message: `time zone ${JSON.stringify(zone)} is not an IANA zone; using ${opts.timeZone}` });
   }
   const result: CalendarResolution = {
-    title: titleOf(titleHit, opts, problems),
+    title: titleOf(hits.title, opts, problems),
     timeZone,
-    reports: [
-      { field: 'id', hit: idFound },
-      { field: 'title', hit: titleHit },
-      { field: 'description', hit: descriptionHit },
-      { field: 'url', hit: urlHit },
-      { field: 'timeZone', hit: zoneHit },
-    ],
+    reports: reportsOf(idFound, hits),
     problems,
   };
   if (id !== undefined) result.id = id;
-  const description = clip('description', textOf(descriptionHit?.value, opts.locales), opts, problems);
+  const description = clip('description', textOf(hits.description?.value, opts.locales), opts, problems);
   if (description !== undefined) result.description = description;
-  const url = urlField('url', urlHit, opts, problems);
+  const url = urlField('url', hits.url, opts, problems);
   if (url !== undefined) result.url = url;
   return result;
 }
@@ -168,13 +171,7 @@ export function resolveEvent(record: RawRecord, opts: NormalizeOptions, zone: st
     categories: categoriesOf(hits.categories?.value, opts.locales)
       .map((c) => clip('category', c, opts, problems)!)
       .slice(0, 100),
-    reports: [
-      { field: 'id', hit: idFound },
-      { field: 'title', hit: hits.title },
-      ...(['allDay', 'description', 'location', 'url', 'status', 'cancelled', 'updated', 'created', 'categories', 'organizer', 'image', 'featured'] as const).map(
-        (field) => ({ field, hit: hits[field] }),
-      ),
-    ],
+    reports: reportsOf(idFound, hits),
     times: when.uses,
     problems,
   };

@@ -1,12 +1,8 @@
 // Reading one raw time value. Pure: the zone for wall times is passed in, never the machine's.
-//
-// Accepted forms:
-// - ISO 8601 date-time with `Z` or an offset -> that instant.
-// - ISO 8601 date-time without offset (`T` or a space between date and time) -> wall time in the zone.
-// - A date alone (`2026-12-24`, or basic `20261224`) -> a date (all-day).
-// - A time of day alone (`10:00`, `10:00:30`) -> a time, to be combined with a date field.
-// - A number, or a string of digits: epoch seconds when below 1e11 (year 5138), else milliseconds.
-// - Anything else luxon reads as ISO 8601 or RFC 2822.
+// Accepted: ISO 8601 with `Z` or an offset (that instant) or without (wall time in the zone); a date
+// alone (`2026-12-24`, `20261224`: all-day); a time of day alone (`10:00`, combined with a date
+// field); a number or digits (epoch seconds below 1e11, the year 5138, else milliseconds); anything
+// else luxon reads as ISO 8601 or RFC 2822.
 
 import { DateTime, IANAZone } from 'luxon';
 
@@ -51,17 +47,10 @@ function zoneOf(name: string): IANAZone {
   return zone.isValid ? zone : IANAZone.create('UTC');
 }
 
-/** True when `name` is an IANA zone luxon (and so Intl) knows. */
-export function isValidZone(name: string): boolean {
-  return IANAZone.isValidZone(name);
-}
-
 /**
- * Epoch ms of a wall time in a zone. Daylight-saving rule (the one RFC 5545 and Temporal's
- * "compatible" use): a wall time that does not exist (spring gap, 03:30 on 2026-03-29 in
- * Europe/Vilnius) is read with the offset in force before the gap, which shifts it forward by the
- * gap (to 04:30 +03:00); a wall time that occurs twice (autumn, 03:30 on 2026-10-25) is the
- * earlier of the two instants, the one with the earlier (summer) offset.
+ * Epoch ms of a wall time in a zone, by RFC 5545's (and Temporal's "compatible") rule: a wall time
+ * in a spring gap takes the offset before the gap (03:30 becomes 04:30 +03:00 in Europe/Vilnius on
+ * 2026-03-29); one that occurs twice in autumn is the earlier instant.
  */
 export function wallToEpoch(
   date: string,
@@ -168,25 +157,12 @@ export function parseTime(value: unknown, zone: string): ParsedTime | undefined 
   return { kind: 'instant', ms: parsed.toMillis(), reading: hasOffset ? 'offset' : 'zone' };
 }
 
-/** Combines a date with a time of day as wall time in a zone. */
-export function combineDateTime(date: string, time: Extract<ParsedTime, { kind: 'time' }>, zone: string): number {
-  return wallToEpoch(date, time, zone);
-}
-
 /** A one-line description of how a parsed value is read, for `calfeed inspect`. */
 export function describeReading(parsed: ParsedTime, zone: string): string {
   if (parsed.kind === 'date') return 'date only: an all-day event';
   if (parsed.kind === 'time') return `time of day: combined with a date field, wall time in ${zone}`;
-  switch (parsed.reading) {
-    case 'utc':
-      return 'ISO 8601 in UTC (Z)';
-    case 'offset':
-      return `ISO 8601 with offset ${parsed.offset ?? ''}`.trim();
-    case 'zone':
-      return `no offset: wall time in ${zone}`;
-    case 'epoch-seconds':
-      return 'epoch seconds';
-    case 'epoch-milliseconds':
-      return 'epoch milliseconds';
-  }
+  if (parsed.reading === 'offset') return `ISO 8601 with offset ${parsed.offset ?? ''}`.trim();
+  if (parsed.reading === 'zone') return `no offset: wall time in ${zone}`;
+  // 'epoch seconds', 'epoch milliseconds'
+  return parsed.reading === 'utc' ? 'ISO 8601 in UTC (Z)' : parsed.reading.replace('-', ' ');
 }

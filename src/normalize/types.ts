@@ -17,9 +17,8 @@ export type EventField = (typeof EVENT_FIELDS)[number];
 export const PAIR_FIELDS: readonly EventField[] = ['start', 'end'];
 
 /**
- * The `fields` block of calfeed.config.json. A mapping wins over detection in every record where
- * the mapped path holds a value; records without it fall back to detection. An empty string means
- * "not mapped" (explain() writes "" for fields it could not find, as a placeholder to fill in).
+ * The `fields` block of calfeed.config.json: a mapping wins over detection in every record where its
+ * path holds a value. "" means "not mapped" (explain() writes it for fields it could not find).
  */
 export interface FieldsConfig {
   calendar?: Partial<Record<CalendarField, FieldPath>>;

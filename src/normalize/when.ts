@@ -4,16 +4,7 @@
 import type { EventWhen } from '../model.js';
 import { END_CANDIDATES, explicitHit, presentCandidates, START_CANDIDATES, type Hit } from './fields.js';
 import type { RawRecord } from './record.js';
-import {
-  addDays,
-  combineDateTime,
-  dateInZone,
-  describeReading,
-  isMidnightInZone,
-  parseTime,
-  wallToEpoch,
-  type ParsedTime,
-} from './time.js';
+import { addDays, dateInZone, describeReading, isMidnightInZone, parseTime, wallToEpoch, type ParsedTime } from './time.js';
 import type { FieldPath } from './types.js';
 
 type Instant = Extract<ParsedTime, { kind: 'instant' }>;
@@ -68,7 +59,7 @@ function combined(field: 'start' | 'end', dateHit: Hit, date: string, timeHit: H
     sample: [dateHit.value, timeHit.value],
     keys: [...new Set([...dateHit.keys, ...timeHit.keys])],
   };
-  const instant = combineDateTime(date, time, zone);
+  const instant = wallToEpoch(date, time, zone);
   const midnight = time.hour === 0 && time.minute === 0 && time.second === 0;
   return { instant, wall: () => ({ date, midnight }), use };
 }
@@ -78,7 +69,7 @@ interface Parsed {
   parsed: ParsedTime;
 }
 
-/** The hits to consider for one end: the explicit mapping, or every present candidate. */
+/** The hits for one end (the explicit mapping, or every present candidate), read: the first of each kind. */
 function gather(record: RawRecord, explicit: FieldPath | undefined, candidates: readonly string[], zone: string) {
   // Mapped fields win where they exist; a record without them falls back to detection (see findField).
   let hits: Hit[] = [];
@@ -101,22 +92,17 @@ function gather(record: RawRecord, explicit: FieldPath | undefined, candidates: 
     if (p) parsed.push({ hit, parsed: p });
     else bad.push(hit);
   }
-  return { parsed, bad };
-}
-
-function pick(parsed: Parsed[], kind: ParsedTime['kind']): (Parsed & { parsed: ParsedTime }) | undefined {
-  return parsed.find((p) => p.parsed.kind === kind);
+  const first = <K extends ParsedTime['kind']>(kind: K) =>
+    parsed.find((p) => p.parsed.kind === kind) as { hit: Hit; parsed: Extract<ParsedTime, { kind: K }> } | undefined;
+  return { instant: first('instant'), date: first('date'), time: first('time'), bad };
 }
 
 /** Reads the start: prefers a full date-time, or a date-only field when the event is all-day. */
 function readStart(record: RawRecord, explicit: FieldPath | undefined, allDay: boolean | undefined, zone: string) {
-  const { parsed, bad } = gather(record, explicit, START_CANDIDATES, zone);
-  const instant = pick(parsed, 'instant');
-  const date = pick(parsed, 'date');
-  const time = pick(parsed, 'time');
-  if (date && (allDay === true || (!instant && !time))) return { point: pointOf('start', date.hit, date.parsed as { kind: 'date'; date: string }, zone) };
-  if (instant) return { point: pointOf('start', instant.hit, instant.parsed as Instant, zone) };
-  if (date && time) return { point: combined('start', date.hit, (date.parsed as { date: string }).date, time.hit, time.parsed as TimeOfDay, zone) };
+  const { instant, date, time, bad } = gather(record, explicit, START_CANDIDATES, zone);
+  if (date && (allDay === true || (!instant && !time))) return { point: pointOf('start', date.hit, date.parsed, zone) };
+  if (instant) return { point: pointOf('start', instant.hit, instant.parsed, zone) };
+  if (date && time) return { point: combined('start', date.hit, date.parsed.date, time.hit, time.parsed, zone) };
   if (bad.length > 0 || time) {
     const what = bad[0] ?? time!.hit;
     return { problem: { code: 'BAD_TIME', message: `cannot read the start time ${JSON.stringify(what.value)} in field "${what.path}"` } };
@@ -126,23 +112,20 @@ function readStart(record: RawRecord, explicit: FieldPath | undefined, allDay: b
 }
 
 function readEnd(record: RawRecord, explicit: FieldPath | undefined, start: Point, allDay: boolean, zone: string) {
-  const { parsed, bad } = gather(record, explicit, END_CANDIDATES, zone);
-  const instant = pick(parsed, 'instant');
-  const date = pick(parsed, 'date');
-  const time = pick(parsed, 'time');
+  const { instant, date, time, bad } = gather(record, explicit, END_CANDIDATES, zone);
   let point: Point | undefined;
-  if (date && (allDay || (!instant && !time))) point = pointOf('end', date.hit, date.parsed as { kind: 'date'; date: string }, zone);
-  else if (instant) point = pointOf('end', instant.hit, instant.parsed as Instant, zone);
+  if (date && (allDay || (!instant && !time))) point = pointOf('end', date.hit, date.parsed, zone);
+  else if (instant) point = pointOf('end', instant.hit, instant.parsed, zone);
   else if (time && !allDay) {
     // A time of day alone ends on its own date field, or on the start's date.
     const startPath = Array.isArray(start.use.path) ? start.use.path[0] : start.use.path;
     const dateHit = date?.hit ?? { path: startPath, value: start.wall().date, keys: [] };
-    const day = date ? (date.parsed as { date: string }).date : start.wall().date;
+    const day = date ? date.parsed.date : start.wall().date;
     if (day !== undefined) {
-      point = combined('end', dateHit, day, time.hit, time.parsed as TimeOfDay, zone);
+      point = combined('end', dateHit, day, time.hit, time.parsed, zone);
       // 22:00-01:00 on the start's date means the end is after midnight (not when the end has its own date).
       if ((!date || date.hit.path === startPath) && start.instant !== undefined && point.instant! < start.instant) {
-        point.instant = combineDateTime(addDays(day, 1), time.parsed as TimeOfDay, zone);
+        point.instant = wallToEpoch(addDays(day, 1), time.parsed, zone);
       }
     }
   }
@@ -151,9 +134,8 @@ function readEnd(record: RawRecord, explicit: FieldPath | undefined, start: Poin
   return { point, problem };
 }
 
-// Every format calfeed writes has four-digit years (iCalendar DATE-TIME, RFC 3339, HTML <time>), and
-// an all-day event's exclusive end is the day after its last: an event must fit inside years
-// 0001-9999 with a day to spare at either end, or it is unreadable rather than a crash later.
+// Every format calfeed writes has four-digit years, and an all-day end is written exclusive: an event
+// must fit in 0001-9999 with a day to spare at each end, or it is unreadable rather than a crash later.
 const FIRST_DAY = '0001-01-02';
 const LAST_DAY = '9999-12-30';
 const FIRST_MS = Date.parse(`${FIRST_DAY}T00:00:00Z`);

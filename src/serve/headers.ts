@@ -1,8 +1,6 @@
 // Reading a `_headers` file the way Netlify and Cloudflare Pages do, so `calfeed serve` shows the
-// same headers the CDN will send: a path pattern on its own line, then indented `Name: value`
-// lines; `#` comments; `*` matches anything (slashes too), `:name` matches one path segment. Every
-// matching rule applies, and a header set by several rules gets their values joined with ", "
-// (both hosts do this). Cloudflare's `! Name` removes a header set by an earlier rule.
+// headers the CDN will send: `*` matches anything (slashes too), `:name` one segment; every matching
+// rule applies, values of a header set twice joined with ", "; Cloudflare's `! Name` removes one.
 
 export interface HeadersRule {
   pattern: string;

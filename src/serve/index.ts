@@ -9,7 +9,7 @@ import { join, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { paths } from '../paths.js';
 import { contentTypeFor } from '../publish/content-types.js';
-import { headersFor, parseHeadersFile, type HeadersRule } from './headers.js';
+import { headersFor, parseHeadersFile } from './headers.js';
 import { listen } from '../listen.js';
 import { parseRequestPath } from './request-path.js';
 
@@ -22,12 +22,6 @@ export interface PreviewServer {
 const NOT_FOUND_PAGE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title><link rel="icon" href="data:,"></head>' +
   '<body><main><h1>Not found</h1><p>No file at this address. <a href="/">Back to the start page</a></p></main></body></html>\n';
-
-async function loadRules(root: string): Promise<HeadersRule[]> {
-  // Read on every request so a rebuild shows up without restarting the preview.
-  const text = await readFile(join(root, paths.headers()), 'utf8').catch(() => '');
-  return parseHeadersFile(text);
-}
 
 function send(res: ServerResponse, head: boolean, status: number, headers: Record<string, string>, body: string | Buffer): void {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
@@ -84,7 +78,9 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse): 
     ['Content-Type', contentTypeFor(rel)],
     ['Cache-Control', 'no-cache'],
   ];
-  const declared = headersFor(await loadRules(root), parsed.urlPath);
+  // _headers is read on every request, so a rebuild shows up without restarting the preview.
+  const rules = parseHeadersFile(await readFile(join(root, paths.headers()), 'utf8').catch(() => ''));
+  const declared = headersFor(rules, parsed.urlPath);
   for (const [name, value] of defaults) {
     if (!declared.removed.has(name.toLowerCase()) && !declared.headers.has(name.toLowerCase())) headers[name] = value;
   }
@@ -92,10 +88,7 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse): 
   send(res, head, 200, headers, await readFile(real));
 }
 
-/**
- * Serve a built folder for local preview with the content types and headers that its `_headers`
- * file declares; folder URLs serve index.html; no path escapes the folder; 404 page.
- */
+/** Serves a built folder for preview with its `_headers`, index.html for folders and a 404 page. */
 export async function startPreviewServer(opts: { dir: string; port?: number; host?: string }): Promise<PreviewServer> {
   const host = opts.host ?? '127.0.0.1';
   const root = await realpath(opts.dir).catch(() => undefined);
@@ -103,8 +96,7 @@ export async function startPreviewServer(opts: { dir: string; port?: number; hos
     throw new ConfigError(`--dir: "${opts.dir}" is not a folder. Run "calfeed build" first, or pass --dir with the folder it wrote.`);
   }
   const server = createServer((req, res) => {
-    // Resolved per request: when --dir is the symbolic link a build flips (link mode), each request
-    // follows it to the current output, not the one it led to when the server started.
+    // Resolved per request: when --dir is the symbolic link a build flips, it follows to the current output.
     realpath(opts.dir).then((current) => handle(current, req, res)).catch((error: unknown) => {
       if (res.headersSent) return res.destroy();
       send(res, false, 500, { 'Content-Type': 'text/plain; charset=utf-8' }, `Preview server error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,7 +1,5 @@
-// Turning a request URL into a path inside the served folder, refusing anything that could leave
-// it. Checked on the raw URL, because Node hands it over unnormalized: "/../", "%2e%2e", encoded
-// slashes and backslashes, NUL. A browser never sends these for a real link, so refusing them
-// costs nothing.
+// Turning a request URL into a path inside the served folder, refusing anything that could leave it.
+// Node hands the raw URL over unnormalized ("/../", "%2e%2e", encoded slashes, NUL); no real link has these.
 
 export type RequestPath =
   | {
@@ -22,8 +20,7 @@ export function parseRequestPath(target: string): RequestPath {
   // Encoded separators and NUL would turn one URL segment into several file-system segments.
   if (/%(2f|5c|00)/i.test(raw) || raw.includes('\\')) return { ok: false, reason: 'encoded slash, backslash or NUL' };
   const segments: string[] = [];
-  const parts = raw.split('/').slice(1);
-  for (const part of parts) {
+  for (const part of raw.split('/').slice(1)) {
     let decoded: string;
     try {
       decoded = decodeURIComponent(part);

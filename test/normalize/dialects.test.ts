@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { curatedSource } from '../../src/demo/curated.js';
 import type { DemoEvent } from '../../src/demo/data.js';
 import { calendarsBody, detailsBody, DIALECTS, eventsBody } from '../../src/demo/dialects.js';
-import { eventSlugs, findList, normalizeCalendars, normalizeEvent, rawId, type NormalizeOptions } from '../../src/normalize/index.js';
+import { assignSegments } from '../../src/paths.js';
+import { findList, normalizeCalendars, normalizeEvent, rawId, type NormalizeOptions } from '../../src/normalize/index.js';
 
 const NOW = Date.UTC(2026, 2, 20, 12); // a week before the EU spring DST change
 const source = curatedSource(NOW);
@@ -37,7 +38,7 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
       const list = findList(JSON.parse(eventsBody(dialect, demoEvents)), 'events');
       const ids = list.items.map((entry) => rawId(entry, 'event', opts.fields)!);
       expect(ids).toEqual(demoEvents.map((e) => String(e.id)));
-      const slugs = eventSlugs(ids);
+      const slugs = assignSegments(ids);
       list.items.forEach((entry, i) => {
         const details = JSON.parse(detailsBody(dialect, demoEvents[i]!));
         const { event, warnings: w } = normalizeEvent(entry, details, calendar, slugs.get(ids[i]!)!, opts);

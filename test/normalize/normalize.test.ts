@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Calendar } from '../../src/model.js';
-import { eventSlugs, normalizeCalendars, normalizeEvent, type NormalizeOptions } from '../../src/normalize/index.js';
+import { normalizeCalendars, normalizeEvent, type NormalizeOptions } from '../../src/normalize/index.js';
 import { sampleCalendar } from '../fixtures/sample.js';
 
 const OPTS: NormalizeOptions = { timeZone: 'Europe/Vilnius', locales: ['en'] };
@@ -46,15 +46,6 @@ describe('normalizeCalendars', () => {
   it('reads multilingual calendar titles and descriptions from siblings', () => {
     const { calendars } = normalizeCalendars([{ calendarId: 's', titleEn: 'Science', titleLt: 'Mokslas', descriptionEn: 'en', descriptionLt: 'lt' }], { ...OPTS, locales: ['lt'] });
     expect(calendars[0]).toMatchObject({ title: 'Mokslas', description: 'lt' });
-  });
-});
-
-describe('eventSlugs', () => {
-  it('keeps plain ids and encodes hostile ones per calendar', () => {
-    const slugs = eventSlugs(['1001', '../../etc/passwd', 'NUL', 'Ev', 'ev', 'x'.repeat(300)]);
-    expect(slugs.get('1001')).toBe('1001');
-    for (const s of slugs.values()) expect(s).toMatch(SAFE_SEGMENT);
-    expect(new Set([...slugs.values()].map((s) => s.toLowerCase())).size).toBe(6);
   });
 });
 
