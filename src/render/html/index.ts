@@ -11,7 +11,7 @@ import { categoriesView, categoryDayView, type CategoryCount } from './category.
 import { indexView, notFoundView } from './home.js';
 import { calendarDayViews, eventView, type EventSource } from './view.js';
 
-export { pageSpan, pageToday } from './view.js';
+export { pageSpan } from './view.js';
 export { isUpcoming } from './format.js';
 export { HOME_CANDIDATES } from './home.js';
 export { readTemplates } from './templates.js';

@@ -18,7 +18,7 @@ import { arraySource, groupPositions, item, SEGMENT, type EventSource } from './
 import { eventCategoryLinks } from './category.js';
 import { searchView } from './search.js';
 
-export { allDays, type DayList, type DayView, type EventItemView, type EventSource } from './days.js';
+export { allDays, type DayList, type EventSource } from './days.js';
 
 /** Items the iframe widget lists before pointing to the calendar page. */
 export const WIDGET_LIMIT = 20;

@@ -9,8 +9,6 @@ import { calendarList, htmlToText, stripControl } from '../text.js';
 import { veventLines } from './event.js';
 import { durationValue, escapeText, serialize } from './lines.js';
 
-export { eventUid } from './event.js';
-
 const DAY_MS = 86_400_000;
 
 interface CalendarHeader {

@@ -2,7 +2,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import Parser from 'rss-parser';
 import { describe, expect, it } from 'vitest';
 import { eventStamp, type FeedEvent } from '../../../src/model.js';
-import { eventUid } from '../../../src/render/ical/index.js';
+import { eventUid } from '../../../src/render/ical/event.js';
 import { SAMPLE_NOW, sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { allEvents } from './helpers.js';
 import { createRenderContext } from '../../../src/render/context.js';
