@@ -7,20 +7,13 @@ import { renderHeaders } from './headers.js';
 import { manifestChunks } from './manifest.js';
 import type { Staging } from './staging.js';
 
-export { contentTypeFor, kindOf } from './content-types.js';
-export { renderHeaders } from './headers.js';
 export { acquireLock } from './lock.js';
-export { type Manifest, manifestChunks } from './manifest.js';
-export { parseManifest } from './manifest-read.js';
 export { shrinkReason } from './shrink-guard.js';
 export { outputFolder } from './siblings.js';
 export { PublishedManifest } from './published-manifest.js';
-export { createStaging, discard, sameAsPublished, setAside, type Staging, type StagingOptions } from './staging.js';
-export { publish, type PublishOptions, type PublishResult, type SwapStep } from './swap.js';
+export { createStaging, discard, sameAsPublished, setAside, type Staging } from './staging.js';
+export { publish, type PublishResult } from './swap.js';
 export { recover } from './recover.js';
-export { contentProblem, icalProblem } from './content-check.js';
-export { verifyStaging } from './verify.js';
-export { xmlProblem } from './xml-check.js';
 
 /** Write sitemap.xml (with its parts) and robots.txt for the pages staged; call after every page is. */
 export async function writeSearchIndexes(staging: Staging, siteUrl: string): Promise<void> {

@@ -18,6 +18,7 @@ import type { PageText } from '../../src/render/html/messages.js';
 import type * as IcalModule from '../../src/render/ical/index.js';
 import type * as SyndicationModule from '../../src/render/syndication/index.js';
 import { sampleCalendar, sampleEvent, sampleSite } from '../fixtures/sample.js';
+import { calendarPages, newestStamp, renderSyndication, selectFeedEvents } from '../support/render.js';
 
 const dist = (p: string): string => new URL(`../../dist/${p}`, import.meta.url).href;
 const { createPageRenderer, renderCalendar } = (await import(dist('pipeline/page-pool.js'))) as typeof PoolModule;
@@ -25,7 +26,7 @@ const { createRenderContext } = (await import(dist('render/context.js'))) as typ
 const { ownClock } = (await import(dist('render/clock.js'))) as typeof ClockModule;
 const { loadHtmlRenderer } = (await import(dist('render/html/index.js'))) as typeof HtmlModule;
 const { veventText } = (await import(dist('render/ical/index.js'))) as typeof IcalModule;
-const { feedItems, renderSyndication, selectFeedEvents, newestStamp } = (await import(dist('render/syndication/index.js'))) as typeof SyndicationModule;
+const { feedItems } = (await import(dist('render/syndication/index.js'))) as typeof SyndicationModule;
 const { EventSpool, itemSpans, spans } = (await import(dist('pipeline/spool.js'))) as typeof SpoolModule;
 
 const ctx = createRenderContext();
@@ -95,7 +96,7 @@ describe('page renderer worker pool (compiled)', () => {
       // Until when they hold is what the renderers' clock recorded (the sample's next start or end,
       // or midnight in Vilnius), whichever thread renders them.
       const own = ownClock(site);
-      const expected = { ...renderSyndication(ctx, cal, [cal], events, own, html.text(own)), ...html.calendar(ctx, cal, events, own), changesAt: own.clock.changesAt };
+      const expected = { ...renderSyndication(ctx, cal, [cal], events, own, html.text(own)), ...calendarPages(html, ctx, cal, events, own), changesAt: own.clock.changesAt };
       expect(expected.changesAt).toBeGreaterThan(site.clock.now);
       expect(expected.changesAt).toBeLessThanOrEqual(Date.UTC(2026, 2, 20, 22, 0));
       // The index and past pages come in pieces (UTF-8 from a worker, text in this thread): joined,

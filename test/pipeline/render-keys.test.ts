@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { calendarKeys, eventFacts, renderEnvironment, upcomingOfRefs } from '../../src/pipeline/render-keys.js';
 import type { EventRef } from '../../src/pipeline/spool.js';
 import type { Calendar, FeedEvent, SiteContext } from '../../src/model.js';
-import { upcomingCount } from '../../src/render/html/index.js';
 import { sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../fixtures/sample.js';
 import { createRenderContext } from '../../src/render/context.js';
+import { upcomingCount } from '../support/render.js';
 
 const ctx = createRenderContext();
 

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
-import { createStaging, discard, publish, recover, type Staging, type SwapStep, writeSiteMeta } from '../../src/publish/index.js';
+import { createStaging, discard, publish, recover, type Staging, writeSiteMeta } from '../../src/publish/index.js';
+import type { SwapStep } from '../../src/publish/swap.js';
 import { build, CALENDARS, killWhenPaused, siblingNames, tempDir } from './helpers.js';
 
 const OLD = new Date('2001-02-03T04:05:06Z');

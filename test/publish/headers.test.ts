@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { paths } from '../../src/paths.js';
-import { contentTypeFor, kindOf, renderHeaders } from '../../src/publish/index.js';
+import { contentTypeFor, kindOf } from '../../src/publish/content-types.js';
+import { renderHeaders } from '../../src/publish/headers.js';
 import { headersFor, parseHeadersFile } from '../../src/serve/headers.js';
 
 const CAL = 'arts';

@@ -9,19 +9,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
 import { paths } from '../../src/paths.js';
-import {
-  contentTypeFor,
-  createStaging,
-  kindOf,
-  type Manifest,
-  manifestChunks,
-  publish,
-  type PublishOptions,
-  type PublishResult,
-  type Staging,
-  type SwapStep,
-  writeSiteMeta,
-} from '../../src/publish/index.js';
+import { createStaging, publish, type PublishResult, type Staging, writeSiteMeta } from '../../src/publish/index.js';
+import { contentTypeFor, kindOf } from '../../src/publish/content-types.js';
+import { type Manifest, manifestChunks } from '../../src/publish/manifest.js';
+import type { PublishOptions, SwapStep } from '../../src/publish/swap.js';
 import { DirStaging } from '../../src/publish/dir-staging.js';
 import { walkFiles } from '../../src/publish/fs-util.js';
 import { scanManifest } from '../../src/publish/manifest-read.js';

@@ -6,7 +6,8 @@ import { lstat, readlink, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { paths } from '../../src/paths.js';
-import { recover, type SwapStep } from '../../src/publish/index.js';
+import { recover } from '../../src/publish/index.js';
+import type { SwapStep } from '../../src/publish/swap.js';
 import { build, killWhenPaused, sampleSite, siblingNames, snapshot, tempDir, treeHash } from './helpers.js';
 
 const GEN = '.out.calfeed-gen-';

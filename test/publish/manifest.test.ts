@@ -1,7 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { paths } from '../../src/paths.js';
-import { contentTypeFor, type Manifest, parseManifest, shrinkReason } from '../../src/publish/index.js';
+import { shrinkReason } from '../../src/publish/index.js';
+import { contentTypeFor } from '../../src/publish/content-types.js';
+import type { Manifest } from '../../src/publish/manifest.js';
+import { parseManifest } from '../../src/publish/manifest-read.js';
 import { build, CALENDARS, manifestText, readManifest, sampleSite, tempDir } from './helpers.js';
 
 function filesOf(site: Record<string, string>): Map<string, { bytes: number; sha256: string }> {

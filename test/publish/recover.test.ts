@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { paths } from '../../src/paths.js';
-import { recover, type SwapStep } from '../../src/publish/index.js';
+import { recover } from '../../src/publish/index.js';
+import type { SwapStep } from '../../src/publish/swap.js';
 import { build, sampleSite, siblingNames, tempDir, treeHash } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/child.ts', import.meta.url));

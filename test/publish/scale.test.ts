@@ -9,17 +9,10 @@ import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { FileTable } from '../../src/publish/file-table.js';
 import type { ManifestFile } from '../../src/publish/manifest.js';
-import { scanManifest } from '../../src/publish/manifest-read.js';
-import {
-  contentProblem,
-  createStaging,
-  discard,
-  icalProblem,
-  parseManifest,
-  publish,
-  verifyStaging,
-  writeSiteMeta,
-} from '../../src/publish/index.js';
+import { parseManifest, scanManifest } from '../../src/publish/manifest-read.js';
+import { createStaging, discard, publish, writeSiteMeta } from '../../src/publish/index.js';
+import { contentProblem, icalProblem } from '../../src/publish/content-check.js';
+import { verifyStaging } from '../../src/publish/verify.js';
 import { build, CALENDARS, manifestText, readManifest, renderManifest, sampleSite, tempDir } from './helpers.js';
 
 async function messageOf(p: Promise<unknown>): Promise<string> {

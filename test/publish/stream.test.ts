@@ -10,7 +10,8 @@ import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
 import { checkOnWrite, chunkCheckFor, contentProblem, IcalScan, Utf8Stream } from '../../src/publish/content-check.js';
 import { removeTree } from '../../src/publish/fs-util.js';
-import { createStaging, discard, publish, type Staging, verifyStaging, writeSiteMeta } from '../../src/publish/index.js';
+import { createStaging, discard, publish, type Staging, writeSiteMeta } from '../../src/publish/index.js';
+import { verifyStaging } from '../../src/publish/verify.js';
 import { build, CALENDARS, linkKept, renderManifest, sampleSite, snapshot, tempDir, treeHash } from './helpers.js';
 
 const hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');

@@ -5,7 +5,10 @@ import { XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
-import { createStaging, discard, icalProblem, type Staging, verifyStaging, writeSiteMeta, xmlProblem } from '../../src/publish/index.js';
+import { createStaging, discard, type Staging, writeSiteMeta } from '../../src/publish/index.js';
+import { icalProblem } from '../../src/publish/content-check.js';
+import { verifyStaging } from '../../src/publish/verify.js';
+import { xmlProblem } from '../../src/publish/xml-check.js';
 import { build, CALENDARS, linkKept, sampleSite, tempDir } from './helpers.js';
 
 async function staged(overrides: Record<string, string> = {}): Promise<Staging> {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type * as ContentCheckModule from '../../src/publish/content-check.js';
 import type * as PublishModule from '../../src/publish/index.js';
+import type { StagingOptions } from '../../src/publish/staging.js';
 import type * as WriterModule from '../../src/publish/writer.js';
 import { CALENDARS, sampleSite, snapshot, tempDir } from './helpers.js';
 
@@ -24,7 +25,7 @@ afterEach(async () => {
 });
 
 /** A staging whose new files are made in a writer thread (or, with false, in this thread). */
-async function openStaging(out: string, options: PublishModule.StagingOptions = {}): Promise<PublishModule.Staging> {
+async function openStaging(out: string, options: StagingOptions = {}): Promise<PublishModule.Staging> {
   const staging = await createStaging(out, { writerThread: true, ...options });
   opened.push(staging);
   return staging;

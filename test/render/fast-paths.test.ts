@@ -7,8 +7,7 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { dayKeyOf, formatListTime, formatLongWhen, isoInZone } from '../../src/render/html/format.js';
 import { relHref } from '../../src/render/html/links.js';
-import { loadTemplates } from '../../src/render/html/templates.js';
-import { calendarViews, eventView } from '../../src/render/html/view.js';
+import { eventView } from '../../src/render/html/view.js';
 import { paths } from '../../src/paths.js';
 import { escapeText, foldLine, serialize, utcDateTime } from '../../src/render/ical/lines.js';
 import { StringMemo } from '../../src/render/memo.js';
@@ -18,6 +17,7 @@ import { formatWhenLong } from '../../src/render/syndication/when.js';
 import { htmlToText, stripControl } from '../../src/render/text.js';
 import { referenceEscapeText, referenceHtmlToText, referenceUtcDateTime } from './reference.js';
 import { htmlSoup, seeded, textSoup } from './soup.js';
+import { calendarViews, loadTemplates } from '../support/render.js';
 import { clockAt } from '../../src/render/clock.js';
 import { createRenderContext } from '../../src/render/context.js';
 

@@ -12,11 +12,11 @@ import { paths } from '../../src/paths.js';
 import { renderHeaders } from '../../src/publish/headers.js';
 import { createRenderContext } from '../../src/render/context.js';
 import { loadHtmlRenderer } from '../../src/render/html/index.js';
-import { renderEventIcs, renderIcs } from '../../src/render/ical/index.js';
-import { renderSyndication } from '../../src/render/syndication/index.js';
+import { renderEventIcs } from '../../src/render/ical/index.js';
 import { startPreviewServer } from '../../src/serve/index.js';
 import { renderHtmlSite } from '../render/html/site.js';
 import { launchChromium, openRecordingPage, type PageRecord } from './browser.js';
+import { renderIcs, renderSyndication } from './render.js';
 
 async function writeFiles(dir: string, files: Map<string, string>): Promise<void> {
   for (const [rel, content] of files) {

@@ -73,15 +73,10 @@ export function eventSpan(ctx: RenderContext, when: EventWhen, zone: string): { 
 }
 
 /**
- * Events split at "now" and ordered by start (all-day events before timed ones that start at the
- * same midnight; ties by title, then id, so the order never depends on the input's).
+ * Positions in `events` split at "now" and ordered by start (all-day events before timed ones that
+ * start at the same midnight; ties by title, then id, so the order never depends on the input's),
+ * read once each in order: what the order needs is kept, not the events.
  */
-export function splitByNow<E extends Pick<FeedEvent, 'when' | 'title' | 'id'>>(ctx: RenderContext, events: readonly E[], zone: string, clock: Clock): { upcoming: E[]; past: E[] } {
-  const { upcoming, past } = splitPositions(ctx, events, zone, clock);
-  return { upcoming: upcoming.map((i) => events[i]!), past: past.map((i) => events[i]!) };
-}
-
-/** splitByNow as positions in `events`, read once each in order: what the order needs is kept, not the events. */
 export function splitPositions(ctx: RenderContext, events: Iterable<Pick<FeedEvent, 'when' | 'title' | 'id'>>, zone: string, clock: Clock): { upcoming: number[]; past: number[] } {
   // Spans are computed once per event: zone arithmetic is the costly part on a big calendar.
   const keyed: Array<{ i: number; key: number; upcoming: boolean; title: string; id: string }> = [];

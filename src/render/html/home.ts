@@ -2,8 +2,7 @@
 // (featured ones first, then today, this week and later, by day in the site's zone), and the
 // calendars with their counts and subscribe links. The build chooses the events; this arranges them.
 
-import type { Calendar, FeedEvent, SiteContext, SiteModel } from '../../model.js';
-import { selectFeedEvents } from '../syndication/index.js';
+import type { Calendar, FeedEvent, SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import { dayKeyOf, eventDayKey, formatDay, formatLongWhen, safeZone, todayIn } from './format.js';
@@ -22,11 +21,6 @@ export const HOME_EVENTS = 30;
 export const HOME_FEATURED = 3;
 
 const DAY_MS = 86_400_000;
-
-/** The events index.html lists, from a whole model: the build picks the same from its spool. */
-export function homeEvents(ctx: RenderContext, model: SiteModel, site: SiteContext): FeedEvent[] {
-  return selectFeedEvents(ctx, [...model.events.values()].flat(), model.calendars, { ...site, feedLimit: HOME_CANDIDATES });
-}
 
 export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], categories: readonly CategoryCount[], site: SiteContext, text: PageText) {
   const c = scope(ctx, site, text);

@@ -11,22 +11,21 @@ import { categoriesView, categoryDayView, type CategoryCount } from './category.
 import { indexView, notFoundView } from './home.js';
 import { calendarDayViews, eventView, type EventSource } from './view.js';
 
-export { pageSpan, pageToday, upcomingCount, upcomingCounts } from './view.js';
+export { pageSpan } from './view.js';
 export { isUpcoming } from './format.js';
-export { HOME_CANDIDATES, homeEvents } from './home.js';
+export { HOME_CANDIDATES } from './home.js';
 export { readTemplates } from './templates.js';
 export type { CategoryCount } from './category.js';
 
 export interface HtmlRenderer {
   /**
    * index.html: the soonest of `events` (the first HOME_CANDIDATES upcoming, by start), and every
-   * calendar with its upcoming count (upcomingCount) and subscribe links.
+   * calendar with its upcoming count (`upcoming`, by calendar id) and subscribe links.
    */
   index(ctx: RenderContext, calendars: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], categories: readonly CategoryCount[], site: SiteContext): string;
-  /** calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an iframe). */
-  calendar(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext): { index: string; past: string; widget: string };
   /**
-   * calendar(), its index and past pages in pieces (a few days each): a page of 100,000 events is
+   * calendars/{slug}/index.html (upcoming, by day), past.html (newest first) and widget.html (for an
+   * iframe), the index and past pages in pieces (a few days each): a page of 100,000 events is
    * never one string, nor (from a source that reads them when asked) 100,000 events.
    */
   calendarPieces(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[] | EventSource, site: SiteContext): { index: Iterable<string>; past: Iterable<string>; widget: string };
@@ -95,10 +94,6 @@ export function htmlRenderer(read: TemplateSources): HtmlRenderer {
       return templates.renderDays('category', view, view.days, DAYS_PIECE_EVENTS, t);
     },
     categories: (ctx, counts, site) => render('categories', site, (t) => categoriesView(ctx, counts, site, t)),
-    calendar(ctx, cal, events, site) {
-      const pieces = calendarPieces(ctx, cal, events, site);
-      return { index: [...pieces.index].join(''), past: [...pieces.past].join(''), widget: pieces.widget };
-    },
     calendarPieces,
     event: (ctx, cal, event, site) => render('event', site, (t) => eventView(ctx, cal, event, site, t)),
     notFound: (ctx, site) => render('not-found', site, (t) => notFoundView(ctx, site, t)),

@@ -128,11 +128,6 @@ export async function readTemplates(userDir?: string): Promise<TemplateSources> 
   return { fingerprint: hash.digest('base64url'), sources, catalogSources, userDir, builtinNames, userNames };
 }
 
-/** Load built-in templates overlaid by userDir, compile them all, and return the page renderer. */
-export async function loadTemplates(userDir?: string): Promise<TemplateSet> {
-  return compileTemplates(await readTemplates(userDir));
-}
-
 /** Compile templates read by readTemplates, check the user's names and catalogs, and return the page renderer. */
 export function compileTemplates(read: TemplateSources): TemplateSet {
   const { sources, catalogSources, userDir, builtinNames, userNames } = read;

@@ -2,23 +2,23 @@
 // built-in ones and users' overrides) get preformatted, already-safe values and nothing else: never
 // the config, the token or a model object with a prototype.
 
-import type { Calendar, CalendarEvent, FeedEvent, ListEvent, SiteContext, SiteModel } from '../../model.js';
+import type { Calendar, CalendarEvent, FeedEvent, ListEvent, SiteContext } from '../../model.js';
 import { isCancelled } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import { sanitizeHtml } from '../sanitize.js';
 import { textSummary as summary } from '../text.js';
 import {
-  eventDayKey, eventSpan, formatDay, formatLongWhen, isoInZone, safeLocale, safeZone, splitByNow, splitPositions, todayIn,
+  eventDayKey, eventSpan, formatDay, formatLongWhen, isoInZone, safeLocale, safeZone, splitPositions, todayIn,
 } from './format.js';
 import { eventJsonLd } from './jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, siteLinkViews, subscribeLinks, type SubscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
-import { allDays, arraySource, groupPositions, item, SEGMENT, type EventSource } from './days.js';
+import { arraySource, groupPositions, item, SEGMENT, type EventSource } from './days.js';
 import { eventCategoryLinks } from './category.js';
 import { searchView } from './search.js';
 
-export { allDays, type DayList, type DayView, type EventItemView, type EventSource } from './days.js';
+export { allDays, type DayList, type EventSource } from './days.js';
 
 /** Items the iframe widget lists before pointing to the calendar page. */
 export const WIDGET_LIMIT = 20;
@@ -115,16 +115,6 @@ export function description(ctx: RenderContext, html: string | undefined, baseUr
   return clean === '' ? null : clean;
 }
 
-/** Upcoming events of a calendar that are not cancelled: the count index.html shows for it. */
-export function upcomingCount(ctx: RenderContext, cal: Calendar, events: FeedEvent[], site: SiteContext): number {
-  return splitByNow(ctx, events, zoneOf(ctx, cal, site), site.clock).upcoming.filter((e) => !isCancelled(e)).length;
-}
-
-/** Every calendar's upcomingCount, the input of index.html. */
-export function upcomingCounts(ctx: RenderContext, model: SiteModel, site: SiteContext): Map<string, number> {
-  return new Map(model.calendars.map((cal) => [cal.id, upcomingCount(ctx, cal, model.events.get(cal.id) ?? [], site)]));
-}
-
 /** splitPositions of a source's events, and what the counts and day lists need of each (by position), read once in order. */
 function splitSource(ctx: RenderContext, source: EventSource, zone: string, site: SiteContext) {
   const cancelled: boolean[] = [];
@@ -139,15 +129,10 @@ function splitSource(ctx: RenderContext, source: EventSource, zone: string, site
   return { ...splitPositions(ctx, noted(), zone, site.clock), cancelled, days };
 }
 
-/** Views of a calendar's index.html, past.html and widget.html. */
-export function calendarViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[], site: SiteContext, text: PageText) {
-  const views = calendarDayViews(ctx, cal, events, site, text);
-  return { ...views, index: { ...views.index, days: allDays(views.index.days) }, past: { ...views.past, days: allDays(views.past.days) } };
-}
-
 /**
- * calendarViews, the index and past pages' days as DayLists: events are read once in order, then a
- * part at a time, so a source that reads them when asked (the spool) never has them all in memory.
+ * Views of a calendar's index.html, past.html and widget.html, the index and past pages' days as
+ * DayLists: events are read once in order, then a part at a time, so a source that reads them when
+ * asked (the spool) never has them all in memory.
  */
 export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[] | EventSource, site: SiteContext, text: PageText) {
   const c = scope(ctx, site, text);

@@ -6,11 +6,8 @@ import { absoluteUrl, paths } from '../../paths.js';
 import { reached } from '../clock.js';
 import type { RenderContext } from '../context.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
-import { eventEndMs, sortByStart, zoneLookup } from '../syndication/when.js';
 import { veventLines } from './event.js';
 import { durationValue, escapeText, serialize } from './lines.js';
-
-export { eventUid } from './event.js';
 
 const DAY_MS = 86_400_000;
 
@@ -82,15 +79,6 @@ export function icsHeader(ctx: RenderContext, cal: Calendar | Category | null, c
 
 /** The line that ends every calendar file. */
 export const ICS_FOOTER = serialize(['END:VCALENDAR']);
-
-/** calendar.ics for one calendar (cal given) or all calendars combined (cal null; title = site.title). Events outside the window (ended more than site.icalPastDays days before site.now) are left out; removed events (removedAt) and cancelled ones are STATUS:CANCELLED. */
-export function renderIcs(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext): string {
-  const zone = zoneLookup(calendars, site);
-  const inWindow = events.filter((e) => inIcalWindow(eventEndMs(ctx, e, zone(e)), site));
-  let out = icsHeader(ctx, cal, calendars, site);
-  for (const event of sortByStart(ctx, inWindow, zone)) out += veventText(ctx, event, site);
-  return out + ICS_FOOTER;
-}
 
 /** One serialized VEVENT: the same text in the event's own .ics and in every calendar.ics. */
 export function veventText(ctx: RenderContext, event: FeedEvent, site: SiteContext): string {

@@ -19,7 +19,7 @@ import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
 import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle, type EventImage } from './item.js';
 import { atomEntry, jsonItem, rssItem, spliceAtom, spliceJson, spliceRss } from './splice.js';
-import { eventEndMs, sortByStart, zoneLookup } from './when.js';
+import { zoneLookup } from './when.js';
 
 export interface SyndicationFeeds {
   rss: string;
@@ -36,23 +36,9 @@ interface Entry {
   image: EventImage | undefined;
 }
 
-/** Upcoming events for the feeds: not ended at site.now, not removed, by start then id, at most feedLimit. */
-export function selectFeedEvents(ctx: RenderContext, events: FeedEvent[], calendars: Calendar[], site: SiteContext): FeedEvent[] {
-  const zone = zoneLookup(calendars, site);
-  const upcoming = events.filter((e) => e.removedAt === undefined && inFeedWindow(eventEndMs(ctx, e, zone(e)), site));
-  return sortByStart(ctx, upcoming, zone).slice(0, Math.max(0, site.feedLimit));
-}
-
 /** Whether an event ending at endMs (exclusive, epoch ms) can be a feed item now: it has not ended. */
 export function inFeedWindow(endMs: number, site: SiteContext): boolean {
   return !reached(site.clock, endMs);
-}
-
-/** Newest eventStamp of some events (the epoch for none): a feed's date when it has no items. */
-export function newestStamp(events: Iterable<FeedEvent>): number {
-  let max = 0;
-  for (const e of events) max = Math.max(max, eventStamp(e));
-  return max;
 }
 
 /** A name-based (v5-style) UUID of the UID, as an Atom id: same UID, same id, every build. */
@@ -191,16 +177,9 @@ function atomImageTypes(atom: string): string {
   });
 }
 
-/** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null). */
-export function renderSyndication(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext, text: PageText): SyndicationFeeds {
-  const selected = selectFeedEvents(ctx, events, calendars, site);
-  const items = selected.map(itemsRenderer(ctx, calendars, site, text));
-  return renderFeeds(ctx, cal, calendars, items, newestStamp(selected.length ? selected : events), site, text);
-}
-
 /**
- * The feeds of items made by feedItems() (the events selectFeedEvents picks); `updated` dates them:
- * the newest item's eventStamp, else the newest of all the events (newestStamp).
+ * The feeds of items made by feedItems() (the upcoming events, by start, at most feedLimit);
+ * `updated` dates them: the newest item's eventStamp, else the newest of all the events.
  */
 export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], items: readonly string[], updated: number, site: SiteContext, text: PageText): SyndicationFeeds {
   const formats = items.map((item) => item.split('\0'));

@@ -1,6 +1,5 @@
-// When an event starts and ends as instants, how events are ordered, and how their dates read in
-// a locale. iCalendar and the syndication feeds both use these, so a feed and a calendar agree on
-// which events are upcoming and in which order.
+// When an event starts and ends as instants, and how their dates read in a locale. iCalendar and
+// the syndication feeds both use these, so a feed and a calendar agree on which events are upcoming.
 
 import { DateTime } from 'luxon';
 import type { Calendar, CalendarEvent, SiteContext } from '../../model.js';
@@ -41,27 +40,6 @@ export function eventEndMs(ctx: RenderContext, event: CalendarEvent, zone: strin
 export function nextDay(date: string): string {
   const ms = Date.parse(`${date}T00:00:00Z`);
   return Number.isNaN(ms) ? date : new Date(ms + 86_400_000).toISOString().slice(0, 10);
-}
-
-/**
- * Events ordered by start, then calendar id, then event id, so output never depends on input order.
- * Start instants are computed once per event (all-day starts need a zone conversion).
- */
-export function sortByStart<E extends CalendarEvent>(ctx: RenderContext, events: E[], zone: (e: E) => string): E[] {
-  return events
-    .map((event) => ({ event, start: eventStartMs(ctx, event, zone(event)) }))
-    .sort(
-      (a, b) =>
-        a.start - b.start ||
-        compareStrings(a.event.calendarId, b.event.calendarId) ||
-        compareStrings(a.event.id, b.event.id),
-    )
-    .map(({ event }) => event);
-}
-
-/** Code-unit order: locale-independent, so every machine sorts the same way. */
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A remembered Intl formatter; an invalid locale or zone falls back to en / UTC instead of throwing. */

@@ -1,10 +1,12 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { eventUid, renderEventIcs, renderIcs } from '../../../src/render/ical/index.js';
+import { eventUid } from '../../../src/render/ical/event.js';
+import { renderEventIcs } from '../../../src/render/ical/index.js';
 import type { FeedEvent } from '../../../src/model.js';
 import { SAMPLE_NOW, sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { allEvents, line, parseIcs, timeOf, unfoldedLines, veventByUid } from './helpers.js';
 import { createRenderContext } from '../../../src/render/context.js';
+import { renderIcs } from '../../support/render.js';
 
 const ctx = createRenderContext();
 

@@ -6,7 +6,8 @@ import ICAL from 'ical.js';
 import { createEvent, type EventAttributes } from 'ics';
 import { describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../../../src/model.js';
-import { eventUid, renderEventIcs } from '../../../src/render/ical/index.js';
+import { eventUid } from '../../../src/render/ical/event.js';
+import { renderEventIcs } from '../../../src/render/ical/index.js';
 import { sampleEvent, sampleSite } from '../../fixtures/sample.js';
 import { createRenderContext } from '../../../src/render/context.js';
 

@@ -2,12 +2,12 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import Parser from 'rss-parser';
 import { describe, expect, it } from 'vitest';
 import { eventStamp, type FeedEvent } from '../../../src/model.js';
-import { eventUid } from '../../../src/render/ical/index.js';
-import { renderSyndication } from '../../../src/render/syndication/index.js';
+import { eventUid } from '../../../src/render/ical/event.js';
 import { SAMPLE_NOW, sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { allEvents } from './helpers.js';
 import { createRenderContext } from '../../../src/render/context.js';
 import { loadHtmlRenderer } from '../../../src/render/html/index.js';
+import { renderSyndication } from '../../support/render.js';
 
 const ctx = createRenderContext();
 const html = await loadHtmlRenderer();

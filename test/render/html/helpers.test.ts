@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { dayKeyOf, eventSpan, formatListTime, safeLocale, safeZone, splitByNow } from '../../../src/render/html/format.js';
+import { dayKeyOf, eventSpan, formatListTime, safeLocale, safeZone } from '../../../src/render/html/format.js';
 import { escapeJsonForScript } from '../../../src/render/html/jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, subscribeLinks } from '../../../src/render/html/links.js';
 import { sampleEvent } from '../../fixtures/sample.js';
 import { clockAt } from '../../../src/render/clock.js';
 import { createRenderContext } from '../../../src/render/context.js';
+import { splitByNow } from '../../support/render.js';
 
 const ctx = createRenderContext();
 

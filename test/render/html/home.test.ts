@@ -3,10 +3,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../../../src/model.js';
 import { createRenderContext } from '../../../src/render/context.js';
-import { homeEvents, loadHtmlRenderer, upcomingCounts, type HtmlRenderer } from '../../../src/render/html/index.js';
+import { loadHtmlRenderer, type HtmlRenderer } from '../../../src/render/html/index.js';
 import { HOME_EVENTS } from '../../../src/render/html/home.js';
 import { sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { byClass, parse, select, text } from './dom.js';
+import { homeEvents, upcomingCounts } from '../../support/render.js';
 
 const ctx = createRenderContext();
 let html: HtmlRenderer;

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../../src/errors.js';
-import { homeEvents, loadHtmlRenderer, upcomingCounts } from '../../../src/render/html/index.js';
-import { loadTemplates } from '../../../src/render/html/templates.js';
+import { loadHtmlRenderer } from '../../../src/render/html/index.js';
 import { createRenderContext } from '../../../src/render/context.js';
 import { sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { byClass, parse, select, text } from './dom.js';
 import { userDir } from './user-dir.js';
+import { homeEvents, loadTemplates, upcomingCounts } from '../../support/render.js';
 
 const ctx = createRenderContext();
 const shipped = async (lang: string): Promise<Record<string, unknown>> => JSON.parse(await readFile(new URL(`../../../templates/locales/${lang}.json`, import.meta.url), 'utf8'));

@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { homeEvents, upcomingCounts } from '../../../src/render/html/index.js';
 import type { FeedEvent } from '../../../src/model.js';
 import { loadHtmlRenderer, type HtmlRenderer } from '../../../src/render/html/index.js';
 import { SAMPLE_NOW, sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { byClass, one, parse, select, text } from './dom.js';
 import { renderHtmlSite } from './site.js';
 import { createRenderContext } from '../../../src/render/context.js';
+import { calendarPages, homeEvents, upcomingCounts } from '../../support/render.js';
 
 const ctx = createRenderContext();
 
@@ -36,7 +36,7 @@ describe('hostile data', () => {
     const model = sampleModel();
     const arts = model.calendars[1]!;
     const event = model.events.get(arts.id)![0]!;
-    const pages = html.calendar(ctx, arts, model.events.get(arts.id)!, site);
+    const pages = calendarPages(html, ctx, arts, model.events.get(arts.id)!, site);
     const eventPage = html.event(ctx, arts, event, site);
     for (const page of [pages.index, pages.widget, eventPage]) {
       expect(page).not.toContain('<script>alert(1)');
@@ -83,7 +83,7 @@ describe('subscribe links', () => {
   it('are the exact absolute URLs for webcal, Google, Outlook and the feeds', () => {
     const model = sampleModel();
     const cal = model.calendars[0]!;
-    const doc = parse(html.calendar(ctx, cal, model.events.get(cal.id)!, site).index);
+    const doc = parse(calendarPages(html, ctx, cal, model.events.get(cal.id)!, site).index);
     const hrefs = select(doc, 'a').map((a) => a.attribs.href);
     const ics = 'https://events.example.edu/feeds/calendars/science/calendar.ics';
     expect(hrefs).toContain('webcal://events.example.edu/feeds/calendars/science/calendar.ics');
@@ -131,7 +131,7 @@ describe('dates and grouping', () => {
       timed('dst', '2026-03-30T08:00:00Z', '2026-03-30T09:00:00Z'), // 11:00 in Vilnius (UTC+3 after March 29)
       timed('early', '2026-03-24T10:00:00Z'),
     ];
-    const result = days(html.calendar(ctx, cal, events, site).index);
+    const result = days(calendarPages(html, ctx, cal, events, site).index);
     expect(result.map(([key, titles]) => [key, titles])).toEqual([
       ['2026-03-24', ['Event early']],
       ['2026-03-25', ['Event late']],
@@ -140,7 +140,7 @@ describe('dates and grouping', () => {
     expect(result[1]![2][0]).toMatch(/^12:30\sAM$/);
     expect(result[2]![2][0]).toMatch(/^11:00\sAM\s–\s12:00\sPM$/);
     // The same instants in New York fall on other days and hours.
-    const ny = days(html.calendar(ctx, { ...cal, timeZone: 'America/New_York' }, events, site).index);
+    const ny = days(calendarPages(html, ctx, { ...cal, timeZone: 'America/New_York' }, events, site).index);
     expect(ny.map(([key, titles]) => [key, titles])).toEqual([
       ['2026-03-24', ['Event early', 'Event late']],
       ['2026-03-30', ['Event dst']],
@@ -155,7 +155,7 @@ describe('dates and grouping', () => {
       sampleEvent({ id: 'fair', slug: 'fair', title: 'Book fair', when: { kind: 'allDay', startDate: '2026-03-18', endDate: '2026-03-22' } }),
       timed('soon', new Date(SAMPLE_NOW + 2 * HOUR).toISOString()),
     ];
-    const pages = html.calendar(ctx, cal, events, site);
+    const pages = calendarPages(html, ctx, cal, events, site);
     expect(days(pages.index).map(([key, titles]) => [key, titles])).toEqual([['2026-03-20', ['Book fair', 'Event soon']]]);
     expect(text(one(byClass(parse(pages.index), 'badge')))).toBe('Ongoing');
     expect(days(pages.past).map(([key, titles]) => [key, titles])).toEqual([
@@ -167,7 +167,7 @@ describe('dates and grouping', () => {
 
   it('marks cancelled events and formats all-day ranges', () => {
     const model = sampleModel();
-    const doc = parse(html.calendar(ctx, cal, model.events.get(cal.id)!, site).index);
+    const doc = parse(calendarPages(html, ctx, cal, model.events.get(cal.id)!, site).index);
     const cancelled = byClass(doc, 'is-cancelled');
     expect(cancelled.map((li) => text(one(byClass(li, 'event-title'))))).toEqual(['Cancelled Lab tour']);
     const spring = byClass(doc, 'event').find((li) => text(li).includes('Spring break'))!;
@@ -185,7 +185,7 @@ describe('dates and grouping', () => {
 
   it('says the date once in the iframe widget: a day and a time, or an all-day range alone', () => {
     const model = sampleModel();
-    const doc = parse(html.calendar(ctx, cal, model.events.get(cal.id)!, site).widget);
+    const doc = parse(calendarPages(html, ctx, cal, model.events.get(cal.id)!, site).widget);
     const times = byClass(doc, 'event-time').map((p) => text(p).trim());
     expect(times).toContainEqual(expect.stringMatching(/^Wednesday, March 25, 2026 · 5:00\s–\s7:00\sPM$/));
     expect(times).toContainEqual(expect.stringMatching(/^April 6\s–\s8, 2026$/));
@@ -204,7 +204,7 @@ describe('dates and grouping', () => {
 
   it('uses the site locale for the lang attribute and the dates', () => {
     const model = sampleModel();
-    const lt = html.calendar(ctx, cal, model.events.get(cal.id)!, sampleSite({ locale: 'lt' })).index;
+    const lt = calendarPages(html, ctx, cal, model.events.get(cal.id)!, sampleSite({ locale: 'lt' })).index;
     expect(one(select(parse(lt), 'html')).attribs.lang).toBe('lt');
     expect(text(select(parse(lt), 'h3')[0]!)).toContain('kovo');
   });

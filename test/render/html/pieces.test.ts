@@ -3,10 +3,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRenderContext } from '../../../src/render/context.js';
-import { loadTemplates } from '../../../src/render/html/templates.js';
-import { calendarDayViews, calendarViews } from '../../../src/render/html/view.js';
+import { calendarDayViews } from '../../../src/render/html/view.js';
 import { sampleCalendar, sampleSite } from '../../fixtures/sample.js';
 import { dayEvents as events } from './day-events.js';
+import { calendarViews, loadTemplates } from '../../support/render.js';
 
 const ctx = createRenderContext();
 const site = sampleSite();

@@ -3,10 +3,11 @@
 
 import { isCancelled, listEvent, type Category, type FeedEvent, type SiteContext, type SiteModel } from '../../../src/model.js';
 import { displayName } from '../../../src/pipeline/render-categories.js';
-import { homeEvents, isUpcoming, pageSpan, upcomingCounts, type CategoryCount } from '../../../src/render/html/index.js';
+import { isUpcoming, pageSpan, type CategoryCount } from '../../../src/render/html/index.js';
 import { categoryKey, categorySlug, paths } from '../../../src/paths.js';
 import { createRenderContext } from '../../../src/render/context.js';
 import type { HtmlRenderer } from '../../../src/render/html/index.js';
+import { calendarPages, homeEvents, upcomingCounts } from '../../support/render.js';
 
 export function renderHtmlSite(html: HtmlRenderer, model: SiteModel, site: SiteContext): Map<string, string> {
   // One context per site rendered, as one per build.
@@ -16,7 +17,7 @@ export function renderHtmlSite(html: HtmlRenderer, model: SiteModel, site: SiteC
   files.set(paths.site('index.html'), html.index(ctx, model.calendars, upcomingCounts(ctx, model, site), homeEvents(ctx, model, site), categories, site));
   for (const cal of model.calendars) {
     const events = model.events.get(cal.id) ?? [];
-    const pages = html.calendar(ctx, cal, events, site);
+    const pages = calendarPages(html, ctx, cal, events, site);
     files.set(paths.calendar(cal.slug, 'index.html'), pages.index);
     files.set(paths.calendar(cal.slug, 'past.html'), pages.past);
     files.set(paths.calendar(cal.slug, 'widget.html'), pages.widget);

@@ -1,4 +1,3 @@
-import { homeEvents, upcomingCounts } from '../../../src/render/html/index.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,10 +6,10 @@ import { loadHtmlRenderer } from '../../../src/render/html/index.js';
 import { sampleCalendar, sampleEvent, sampleModel, sampleSite } from '../../fixtures/sample.js';
 import { byClass, parse, select, text } from './dom.js';
 import { createRenderContext } from '../../../src/render/context.js';
-import { loadTemplates } from '../../../src/render/html/templates.js';
-import { calendarDayViews, calendarViews } from '../../../src/render/html/view.js';
+import { calendarDayViews } from '../../../src/render/html/view.js';
 import { dayEvents } from './day-events.js';
 import { userDir } from './user-dir.js';
+import { calendarPages, calendarViews, homeEvents, loadTemplates, upcomingCounts } from '../../support/render.js';
 
 const ctx = createRenderContext();
 
@@ -29,7 +28,7 @@ describe('user templates', () => {
     const html = await loadHtmlRenderer(dir);
     const model = sampleModel();
     const cal = model.calendars[0]!;
-    const doc = parse(html.calendar(ctx, cal, model.events.get(cal.id)!, site).index);
+    const doc = parse(calendarPages(html, ctx, cal, model.events.get(cal.id)!, site).index);
     expect(byClass(doc, 'mine').map(text)).toEqual([
       'Open lecture: Quantum computing @ Main Hall, Universiteto g. 3, Vilnius',
       'Lab tour @ Main Hall, Universiteto g. 3, Vilnius',
@@ -92,7 +91,7 @@ describe('user templates', () => {
     );
     const model = sampleModel();
     const cal = model.calendars[0]!;
-    expect(html.calendar(ctx, cal, model.events.get(cal.id)!, site).index).toBe('');
+    expect(calendarPages(html, ctx, cal, model.events.get(cal.id)!, site).index).toBe('');
   });
 
   it('a file that overrides nothing is a configuration error naming the known names (it used to be ignored)', async () => {
