@@ -49,8 +49,9 @@ export interface CalendarNotes {
   unreadable: Array<[eventId: string, code: string, message: string]>;
 }
 
-/** The last build's events, when its record vouches for them: to render from or take unchanged events from. */
-export interface SavedEvents extends StoredEvents {
+/** The last build's events, when its record vouches for them: to take unchanged events from. */
+export interface SavedEvents {
+  rows: StoredEvents;
   /** The calendars the last build listed. */
   calendars: Calendar[];
   /** By calendar id. */
@@ -69,9 +70,21 @@ export interface StoreSections {
 }
 
 /** The last build's spooled events: refs by calendar id, in the order the build spooled them. */
-export interface StoredEvents {
-  spool: EventSpool;
-  events: Map<string, EventRef[]>;
+export class StoredEvents {
+  // A calendar's refs by event id, made when one of its events is first looked up.
+  private readonly byId = new Map<string, Map<string, EventRef>>();
+
+  constructor(
+    readonly spool: EventSpool,
+    readonly events: Map<string, EventRef[]>,
+  ) {}
+
+  /** The last build's ref of an event, if it spooled one. */
+  ref(calendarId: string, eventId: string): EventRef | undefined {
+    let refs = this.byId.get(calendarId);
+    if (!refs) this.byId.set(calendarId, (refs = new Map((this.events.get(calendarId) ?? []).map((ref) => [ref.id, ref]))));
+    return refs.get(eventId);
+  }
 }
 
 /** The store in --cache-dir as a build finds it: header and record read, the rest on load(). */
@@ -168,11 +181,11 @@ class SectionReader {
   sections(file: string): StoreSections | undefined {
     const { crawl, history, rendered } = this;
     const calendars = history.calendars.filter((r) => r.removedAt === undefined).map((r) => r.calendar);
-    const events = new Map(calendars.map((c) => [c.id, this.events.get(c.id) ?? []]));
-    if (this.vouched && [...this.events.keys()].some((id) => !events.has(id))) return undefined;
-    const rows = { spool: EventSpool.open(file), events: this.events };
+    const listed = new Set(calendars.map((c) => c.id));
+    if (this.vouched && [...this.events.keys()].some((id) => !listed.has(id))) return undefined;
+    const rows = new StoredEvents(EventSpool.open(file), this.events);
     if (!this.vouched) return { crawl, history, rendered, rows };
-    return { crawl, history, rendered, rows, saved: { spool: rows.spool, calendars, notes: this.notes, events } };
+    return { crawl, history, rendered, rows, saved: { rows, calendars, notes: this.notes } };
   }
 
   // An event's row: its ref and history record, then its payload (skipped: read by offset) and a newline.

@@ -107,12 +107,12 @@ describe('the build store', () => {
     expect([...sections.rendered].map(([k, v]) => [k, v.input, v.until, { ...v.files }])).toEqual([...RENDERED].map(([k, v]) => [k, v.input, v.until, v.files]));
     expect(sections.crawl.previousEvent('arts', 'a')).toEqual({ entry: HASH, checkedAt: 7 });
     for (const [calendarId, refs] of events) {
-      const back = saved.events.get(calendarId)!;
+      const back = saved.rows.events.get(calendarId)!;
       expect(back).toEqual(refs);
-      expect(saved.spool.events(back)).toEqual(refs.map((ref) => eventOf(calendarId, ref.id)));
-      expect(saved.spool.vevent(back[0]!).toString()).toBe(`BEGIN:VEVENT\r\nUID:${refs[0]!.id}\r\nEND:VEVENT\r\n`);
+      expect(saved.rows.spool.events(back)).toEqual(refs.map((ref) => eventOf(calendarId, ref.id)));
+      expect(saved.rows.spool.vevent(back[0]!).toString()).toBe(`BEGIN:VEVENT\r\nUID:${refs[0]!.id}\r\nEND:VEVENT\r\n`);
     }
-    saved.spool.dispose();
+    saved.rows.spool.dispose();
     // Reading does not delete it: the next build may read it again.
     expect(existsSync(file())).toBe(true);
     // Without the events asked for, none are read.
