@@ -11,14 +11,14 @@ import { ownClock } from '../render/clock.js';
 import { HOME_CANDIDATES, type CategoryCount, type HtmlRenderer } from '../render/html/index.js';
 import { searchIndexChunks } from '../render/html/search.js';
 import { icsHeader } from '../render/ical/index.js';
-import { inFeedWindow, itemsRenderer, renderFeeds } from '../render/syndication/index.js';
+import { inFeedWindow } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
 import { compareEntries, icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
 import type { CalendarJob, PageRenderer } from './page-pool.js';
 import type { SpooledRefs } from './gather.js';
 import { sortedPositions } from './ref-list.js';
-import { renderCategories } from './render-categories.js';
+import { renderCategories, stageFeeds, writeFeeds } from './render-categories.js';
 import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, isUpcomingRef, renderEnvironment, searchIndexKey, upcomingOfRefs } from './render-keys.js';
 import { compareRefs, feedDate, itemSpans, type EventRef, type EventSpool, spans } from './spool.js';
 
@@ -104,9 +104,7 @@ export class SiteRenderer {
       }
       ics.length = 0;
       const files = await (rendering ?? pages.calendar(job()));
-      await staging.write(paths.calendar(cal.slug, 'rss.xml'), files.rss);
-      await staging.write(paths.calendar(cal.slug, 'atom.xml'), files.atom);
-      await staging.write(paths.calendar(cal.slug, 'feed.json'), files.json);
+      await writeFeeds(staging, (name) => paths.calendar(cal.slug, name), files);
       await staging.writeChunks(paths.calendar(cal.slug, 'index.html'), files.index);
       await staging.writeChunks(paths.calendar(cal.slug, 'past.html'), files.past);
       await staging.write(paths.calendar(cal.slug, 'widget.html'), files.widget);
@@ -206,19 +204,15 @@ export class SiteRenderer {
 
   /** The combined feeds: the first feedLimit of the calendars' feed items. */
   private async combinedFeeds(): Promise<void> {
-    const { ctx, calendars, spool, calendarFiles } = this.input;
+    const { spool, calendarFiles } = this.input;
     const { newest } = this;
     const selected = this.soonest.slice(0, Math.max(0, this.input.site.feedLimit));
     const files = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
     const key = combinedFeedsKey(this.environment, this.calendarsJson, selected, newest, (ref) => spool.recordView(ref));
     const until = await calendarFiles.write('combined feeds', key, files, async () => {
       const site = ownClock(this.input.site);
-      const text = this.input.html.text(site);
-      const items = spool.items(selected, itemsRenderer(ctx, calendars, site, text));
-      const feeds = renderFeeds(ctx, null, calendars, items, feedDate(selected, newest), site, text);
-      await this.staging.write(paths.site('rss.xml'), feeds.rss);
-      await this.staging.write(paths.site('atom.xml'), feeds.atom);
-      await this.staging.write(paths.site('feed.json'), feeds.json);
+      const input = { ...this.input, staging: this.staging };
+      await stageFeeds(input, null, selected, feedDate(selected, newest), site, paths.site);
       return site.clock.changesAt;
     });
     this.until(until);
