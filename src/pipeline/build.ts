@@ -52,8 +52,10 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       onWarning: (m) => log.warn(m),
     }),
   );
-  const summary = (counts: SummaryCounts): BuildSummary =>
-    toSummary({ source, out: config.out, http: client.stats, warnings: log.warnings, durationMs: performance.now() - started }, counts);
+  const summary = (counts: SummaryCounts): BuildSummary => {
+    const durationMs = performance.now() - started;
+    return toSummary({ source, out: config.out, http: client.stats, warnings: log.warnings, durationMs }, counts);
+  };
   let build: SiteBuild | undefined;
   try {
     const plan = await planBuild({ run, source, client, outDir });

@@ -68,7 +68,8 @@ export class EventFiles {
     const listed = renderedBefore && stamp(fingerprint, await this.staging.publishedHash(page), await this.staging.publishedHash(ics));
     const keep = listed !== undefined && listed === renderedBefore && (await this.staging.isPublished(page)) && (await this.staging.isPublished(ics));
     // Rendered from the same inputs: its row's items are what rendering them again would give.
-    const stored = withItems && renderedBefore?.startsWith(`${fingerprint}.`) ? this.rows?.ref(event.calendarId, event.id) : undefined;
+    const same = withItems && renderedBefore?.startsWith(`${fingerprint}.`);
+    const stored = same ? this.rows?.ref(event.calendarId, event.id) : undefined;
     const items = stored && this.rows!.spool.itemsOf(stored);
     const rendered = await this.pages.render(cal, event, { page: !keep, items: withItems && items === undefined });
     if (keep) {

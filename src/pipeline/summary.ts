@@ -42,7 +42,7 @@ export interface BuildSummary {
   durationMs: number;
 }
 
-/** What every summary says of its build besides the counts: where from, where to, the HTTP stats, the warnings. */
+/** What a summary says besides the counts: where from, where to, HTTP stats, warnings, duration. */
 export interface SummaryContext {
   source: Pick<PortalSource, 'demo' | 'baseUrl' | 'token'>;
   out: string;
