@@ -48,12 +48,6 @@ export class HistoryRecords {
     return this.index.keyAt(id);
   }
 
-  /** A fresh copy of the record (changing it changes nothing here); undefined when absent. */
-  get(key: string): EventRecord | undefined {
-    const id = this.index.get(key);
-    return id < 0 ? undefined : this.recordAt(id);
-  }
-
   set(key: string, record: EventRecord): void {
     const { rendered, ...rest } = record;
     const id = this.index.add(key);
@@ -86,14 +80,6 @@ export class HistoryRecords {
     return id < 0 ? undefined : this.fingerprints[id];
   }
 
-  *keys(): Generator<string> {
-    yield* this.index.keys();
-  }
-
-  *entries(): Generator<[string, EventRecord]> {
-    for (let id = 0; id < this.index.size; id++) yield [this.index.keyAt(id), this.recordAt(id)];
-  }
-
   /**
    * Each record as `[key JSON, record JSON]`, made from the stored text without parsing it: the
    * history file is written from these.
@@ -107,14 +93,7 @@ export class HistoryRecords {
     }
   }
 
-  /** The plain object the history file holds (JSON.stringify of a state uses it). */
-  toJSON(): Record<string, EventRecord> {
-    const out: Record<string, EventRecord> = {};
-    for (const [key, record] of this.entries()) out[key] = record;
-    return out;
-  }
-
-  /** A fresh copy of the record with this id (see idOf). */
+  /** A fresh copy of the record with this id (see idOf): changing it changes nothing here. */
   recordAt(id: number): EventRecord {
     const record = JSON.parse(this.textAt(id)) as EventRecord;
     const fingerprint = this.fingerprints[id];

@@ -15,6 +15,7 @@ import { emptyHistory, HistoryTracker, liveRecord } from '../../src/state/histor
 import type { LastBuild } from '../../src/state/last-build.js';
 import type { RenderedGroup } from '../../src/state/rendered.js';
 import { sampleEvent } from '../fixtures/sample.js';
+import { recordEntries, recordOf } from '../support/records.js';
 
 const CALENDARS: Calendar[] = [
   { id: 'arts', slug: 'arts', title: 'Arts', timeZone: 'Europe/Vilnius' },
@@ -101,9 +102,9 @@ describe('the build store', () => {
     expect(saved.calendars).toEqual(CALENDARS);
     expect(saved.notes).toEqual(NOTES);
     expect(sections.history.calendars).toEqual(RECORDS);
-    expect(sections.history.events.get('["arts","b"]')).toMatchObject({ rendered: 'fingerprint-1', title: 'Ąžuolas b "quoted" \u2028 🌳', sequence: 0 });
-    expect([...sections.history.events.keys()]).toEqual(['["arts","a"]', '["arts","b"]', '["sport","c"]', '["gone","g"]']);
-    expect(sections.history.events.get('["gone","g"]')).toMatchObject({ removedAt: 5, sequence: 1 });
+    expect(recordOf(sections.history.events, '["arts","b"]')).toMatchObject({ rendered: 'fingerprint-1', title: 'Ąžuolas b "quoted" \u2028 🌳', sequence: 0 });
+    expect(recordEntries(sections.history.events).map(([key]) => key)).toEqual(['["arts","a"]', '["arts","b"]', '["sport","c"]', '["gone","g"]']);
+    expect(recordOf(sections.history.events, '["gone","g"]')).toMatchObject({ removedAt: 5, sequence: 1 });
     expect([...sections.rendered].map(([k, v]) => [k, v.input, v.until, { ...v.files }])).toEqual([...RENDERED].map(([k, v]) => [k, v.input, v.until, v.files]));
     expect(sections.crawl.previousEvent('arts', 'a')).toEqual({ entry: HASH, checkedAt: 7 });
     for (const [calendarId, refs] of events) {
