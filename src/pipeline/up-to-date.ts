@@ -38,9 +38,15 @@ export function buildInputs(of: InputsOf): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 }
 
+/** --out already holds what this build would publish: the last build's record, and the details that still fail. */
+export interface UpToDatePlan {
+  upToDate: true;
+  record: LastBuild;
+  failures: DetailsFailure[];
+}
+
 export type UpToDate =
-  /** `failures`: the details the last build could not read, which still cannot be read. */
-  | { upToDate: true; record: LastBuild; failures: DetailsFailure[] }
+  | UpToDatePlan
   | {
       upToDate: false;
       why: string;
