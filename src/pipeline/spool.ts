@@ -254,12 +254,7 @@ export class EventSpool {
     return this.data.read(ref.at, ref.jsonBytes, scratch(ref.jsonBytes)).toString('utf8');
   }
 
-  /** Everything spooled for a ref, as stored: its JSON, then its VEVENT text (UTF-8). */
-  record(ref: EventRef): Buffer {
-    return this.data.read(ref.at, ref.jsonBytes + ref.veventBytes);
-  }
-
-  /** record(), in this thread's scratch(): for bytes used at once (hashed), before the next read. */
+  /** A ref's JSON, then its VEVENT text, in this thread's scratch(): for bytes used at once (hashed). */
   recordView(ref: EventRef): Buffer {
     const length = ref.jsonBytes + ref.veventBytes;
     return this.data.read(ref.at, length, scratch(length));
