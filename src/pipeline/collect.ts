@@ -6,7 +6,7 @@
 import type { CalendarResult, CrawlSink, DocSource, ListDoc, ListedEvent } from '../crawl/index.js';
 import { ListEntries } from '../http/json-list.js';
 import type { Calendar, SiteContext } from '../model.js';
-import { normalizeCalendars, normalizeEvent, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
+import { normalizeCalendars, normalizeEvent, unwrapRecord, type NormalizeOptions } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
@@ -93,7 +93,7 @@ export class Collector implements CrawlSink {
   async onCalendars(doc: ListDoc, segments: Map<string, string>): Promise<void> {
     await this.writeDoc(paths.calendarsMirror(), doc.bytes, doc.source);
     const { calendars, warnings } = normalizeCalendars(doc.entries.toArray(), this.normalize);
-    this.report(warnings);
+    for (const w of warnings) this.log.warn(w.message);
     for (const calendar of calendars) {
       // The crawler's segments are the ones the mirror paths use; keep pages on the same ones.
       const slug = segments.get(calendar.id) ?? calendar.slug;
@@ -252,9 +252,5 @@ export class Collector implements CrawlSink {
   private async writeDoc(relPath: string, bytes: Buffer, source: DocSource): Promise<void> {
     if (source === 'fetched') await this.staging.write(relPath, bytes);
     else await this.staging.keep(relPath);
-  }
-
-  private report(warnings: Warning[]): void {
-    for (const w of warnings) this.log.warn(w.message);
   }
 }
