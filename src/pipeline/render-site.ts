@@ -14,7 +14,7 @@ import { icsHeader } from '../render/ical/index.js';
 import { inFeedWindow } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
-import { compareEntries, icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
+import { icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
 import type { CalendarJob, PageRenderer } from './page-pool.js';
 import type { SpooledRefs } from './gather.js';
 import { sortedPositions } from './ref-list.js';
@@ -193,8 +193,8 @@ export class SiteRenderer {
       if (!rendered.has(calendarId)) unlisted.push(...icsEntries(ctx, [], gone, site.timeZone, site));
     }
     allIcs.push(...unlisted);
-    allIcs.sort(compareEntries);
-    const key = combinedIcsKey(this.environment, this.calendarsJson, calendarIcs, unlisted.sort(compareEntries));
+    allIcs.sort(compareRefs);
+    const key = combinedIcsKey(this.environment, this.calendarsJson, calendarIcs, unlisted.sort(compareRefs));
     const until = await calendarFiles.write('combined calendar.ics', key, [paths.site('calendar.ics')], async () => {
       await this.staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(ctx, null, calendars, site), allIcs, spool));
       return site.clock.changesAt;
