@@ -23,7 +23,7 @@ import { makeDir } from '../make-dir.js';
 import { writePieces } from '../write-lines.js';
 import { isCalendarRecord, type CalendarRecord } from './calendars.js';
 import { emptyHistory, isEventRecord, type HistoryState } from './history.js';
-import { parseLastBuild, type LastBuild } from './last-build.js';
+import { isStrings, parseLastBuild, type LastBuild } from './last-build.js';
 import { parseGroup, type RenderedGroup, type RenderedState } from './rendered.js';
 
 export const STORE_FILE = 'build-store';
@@ -231,8 +231,6 @@ function parse(text: string): unknown {
     return undefined;
   }
 }
-
-const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
 
 function isNotes(value: unknown): value is CalendarNotes {
   const { warnings, unreadable } = (value ?? {}) as Partial<CalendarNotes>;
