@@ -14,7 +14,7 @@ import type { EventSource } from '../render/html/view.js';
 import { veventText } from '../render/ical/index.js';
 import { feedItems, renderFeeds } from '../render/syndication/index.js';
 import { eventEndMs } from '../render/syndication/when.js';
-import { readItems, readSpans } from './spool.js';
+import { fdRead, readItems, readSpans } from './spool.js';
 import type { PageJob, PageReply, PageWorkerData } from './page-worker.js';
 import { DeferredPool } from './deferred-pool.js';
 
@@ -145,7 +145,7 @@ function calendarRender(ctx: RenderContext, html: HtmlRenderer, shared: SiteCont
   const site = ownClock(shared);
   const pages = html.calendarPieces(ctx, job.cal, spooledList(job.spool, job.list), site);
   const text = html.text(site);
-  const items = withSpool(job.spool, (fd) => readItems(fd, job.feed, (event) => feedItems(ctx, event, job.cal.timeZone, site, text)));
+  const items = withSpool(job.spool, (fd) => readItems(fdRead(fd), job.feed, (event) => feedItems(ctx, event, job.cal.timeZone, site, text)));
   const feeds = renderFeeds(ctx, job.cal, job.calendars, items, job.updated, site, text);
   return { site, feeds, pages };
 }
@@ -156,7 +156,7 @@ function spooledList(file: string, list: Float64Array): EventSource {
   const read = (at: readonly number[]): ListEvent[] => {
     const pairs = new Float64Array(at.length * 2);
     at.forEach((i, k) => pairs.set(list.subarray(2 * i, 2 * i + 2), 2 * k));
-    return withSpool(file, (fd) => readSpans(fd, pairs, listEvent));
+    return withSpool(file, (fd) => readSpans(fdRead(fd), pairs, listEvent));
   };
   return {
     length: count,

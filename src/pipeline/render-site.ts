@@ -20,7 +20,7 @@ import type { SpooledRefs } from './gather.js';
 import { sortedPositions } from './ref-list.js';
 import { renderCategories, stageFeeds, writeFeeds } from './render-categories.js';
 import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, isUpcomingRef, renderEnvironment, searchIndexKey, upcomingOfRefs } from './render-keys.js';
-import { compareRefs, feedDate, itemSpans, type EventRef, type EventSpool, spans } from './spool.js';
+import { compareRefs, feedDate, itemSpans, readSpans, type EventRef, type EventSpool, spans } from './spool.js';
 
 /** A calendar's own files, in the order they are staged. */
 export const CALENDAR_FILES: readonly CalendarFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html', 'past.html', 'widget.html'];
@@ -259,9 +259,7 @@ function upcomingSpans(calendars: readonly Calendar[], events: ReadonlyMap<strin
 /** The events at `pairs`, SEARCH_BATCH at a time. */
 function* batches(pairs: Float64Array, spool: EventSpool): Generator<FeedEvent[]> {
   for (let i = 0; i < pairs.length; i += 2 * SEARCH_BATCH) {
-    const batch: Array<Pick<EventRef, 'at' | 'jsonBytes'>> = [];
-    for (let j = i; j < Math.min(pairs.length, i + 2 * SEARCH_BATCH); j += 2) batch.push({ at: pairs[j]!, jsonBytes: pairs[j + 1]! });
-    yield spool.events(batch);
+    yield readSpans(spool.text, pairs.subarray(i, i + 2 * SEARCH_BATCH), (event) => event);
   }
 }
 
