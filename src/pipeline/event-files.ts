@@ -54,10 +54,8 @@ export class EventFiles {
   }
 
   /**
-   * Write (or keep) the page and .ics of one event; `renderedBefore` is its last published
-   * fingerprint, `eventJson` JSON.stringify(event) when the caller has it. Returns its VEVENT text
-   * and, `withItems`, its feed items, which every calendar.ics and feed it is in repeat, and its
-   * history record as published (liveRecord).
+   * Write (or keep) the page and .ics of one event, last published with `renderedBefore`. Returns
+   * its VEVENT, its feed items (`withItems`) and its history record as published (liveRecord).
    */
   async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined, withItems: boolean, eventJson = JSON.stringify(event)): Promise<EventOutput> {
     const page = paths.eventPage(cal.slug, event.slug);

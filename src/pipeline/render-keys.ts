@@ -23,11 +23,8 @@ export interface IcsEntryKey {
 }
 
 /**
- * What the build keeps in memory of a spooled event of `cal` to order it and to take every "now"
- * decision about it without reading it back: its instants in its calendar's zone (feed and
- * iCalendar windows, as the feeds and calendar.ics compute them), its page span, whether it is
- * cancelled (index.html counts upcoming events that are not), whether it has no location (the build
- * warns of those) and its categories (their pages and feeds).
+ * What the build keeps in memory of a spooled event of `cal` to order it and take every "now"
+ * decision about it (feed and iCalendar windows, pages, counts, warnings) without reading it back.
  */
 export function eventFacts(ctx: RenderContext, cal: Calendar, event: FeedEvent, site: SiteContext): RefFacts {
   const page = pageSpan(ctx, cal, event, site);

@@ -1,9 +1,6 @@
-// Event history records, kept compact: at 100,000 events the history of the last build and the
-// one being made were two dictionaries of 100,000 small objects each (about 700 bytes an event
-// with their strings and boxed numbers), all traced by the garbage collector on every full
-// collection. Here a record is its key in a StringIndex and its JSON text as UTF-8 bytes in one
-// arena (about 300 bytes, no object), parsed only when asked for. The render fingerprint, the one
-// field set after a record is stored, lives beside the text.
+// Event history records, kept compact: a record is its key in a StringIndex and its JSON text in
+// one UTF-8 arena (about 300 bytes, no object for the collector to trace; an object cost 700),
+// parsed only when asked for. The render fingerprint, set after a record is stored, lives beside it.
 
 import type { EventWhen } from '../model.js';
 import { StringIndex } from '../string-index.js';
