@@ -151,7 +151,7 @@ export class SiteBuild {
     this.plan.sections.rows?.spool.dispose();
     const crawl = this.cache!;
     const tail = storeTail({ crawl, notes: gathered.notes, history: this.tracker.removed(), calendars: rendered.calendarRecords, rendered: this.calendarFiles.state() });
-    this.prepared = await prepareStore(this.run.loaded.config.cacheDir, { spool }, tail);
+    this.prepared = await prepareStore(this.run.loaded.config.cacheDir, spool, tail);
     crawl.dispose();
     spool.dispose();
   }

@@ -13,7 +13,7 @@
 // Written a row at a time and read a row at a time: at 100,000 events it is hundreds of megabytes.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { appendFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrawlCache } from '../crawl/cache.js';
 import type { Calendar } from '../model.js';
@@ -276,9 +276,6 @@ async function removeLegacy(cacheDir: string): Promise<string[]> {
   return found;
 }
 
-/** The rows a store begins with: the build's spool (made with headerLine()), or only a header line. */
-export type StoreRows = { spool: EventSpool } | { header: StoreHeader };
-
 /** The next store, written beside the current one: commit() adds the build record and makes it current. */
 export interface PreparedStore {
   commit(build: LastBuild | null): Promise<void>;
@@ -288,15 +285,14 @@ export interface PreparedStore {
 /** The first line of a store made for `header`. */
 export const headerLine = (header: StoreHeader): string => `${JSON.stringify({ calfeedStore: FORMAT, ...header })}\n`;
 
-/** Write the next store but its record: `rows`, then `tail` (storeTail()). */
-export async function prepareStore(cacheDir: string, rows: StoreRows, tail: Iterable<string>): Promise<PreparedStore> {
+/** Write the next store but its record: the build's spool (begun with headerLine()), then `tail` (storeTail()). */
+export async function prepareStore(cacheDir: string, spool: EventSpool, tail: Iterable<string>): Promise<PreparedStore> {
   await makeDir(cacheDir);
   const file = join(cacheDir, STORE_FILE);
   const temp = `${file}.${process.pid}.tmp`;
   const discard = (): Promise<void> => rm(temp, { force: true });
   try {
-    if ('spool' in rows) rows.spool.persist(temp);
-    else await writeFile(temp, headerLine(rows.header));
+    spool.persist(temp);
     await writePieces(temp, tail, 'a');
   } catch (error) {
     await discard();

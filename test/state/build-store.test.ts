@@ -81,7 +81,7 @@ async function saveThree(): Promise<Map<string, EventRef[]>> {
   crawl.recordEvent('arts', 'a', { entry: HASH, checkedAt: 7 });
   // One removed event, whose record is not in an event's row.
   const history = [['"[\\"gone\\",\\"g\\"]"', liveRecord({ ...eventOf('gone', 'g'), firstSeen: 1, changedAt: 1, sequence: 1 }, undefined).replace('{', '{"removedAt":5,')]] as Array<[string, string]>;
-  const prepared = await prepareStore(cache, { spool }, storeTail({ crawl, notes: NOTES, history, calendars: RECORDS, rendered: RENDERED }));
+  const prepared = await prepareStore(cache, spool, storeTail({ crawl, notes: NOTES, history, calendars: RECORDS, rendered: RENDERED }));
   // Moved out of the staging folder at once, made current only on commit.
   expect(await readdir(staging)).toEqual([]);
   expect(existsSync(file())).toBe(false);
@@ -168,7 +168,7 @@ describe('the build store', () => {
     const before = await readFile(file());
     const spool = EventSpool.create(staging, headerLine(HEADER));
     spool.add(sampleEvent(), { vevent: 'V', items: '', record: '{}' }, { start: 1, end: 2, stamp: 0, pageStart: 1, pageEnd: 2, cancelled: false, placeless: false, categories: [] });
-    const prepared = await prepareStore(cache, { spool }, storeTail({ history: [], calendars: [], rendered: new Map() }));
+    const prepared = await prepareStore(cache, spool, storeTail({ history: [], calendars: [], rendered: new Map() }));
     await prepared.discard();
     expect(await readdir(cache)).toEqual(['build-store']);
     expect(await readFile(file())).toEqual(before);
