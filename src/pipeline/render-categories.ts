@@ -11,17 +11,13 @@ import type { CategoryCount, HtmlRenderer } from '../render/html/index.js';
 import { icsHeader } from '../render/ical/index.js';
 import { inFeedWindow, itemsRenderer, renderFeeds, type SyndicationFeeds } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
+import type { SpooledRefs } from './gather.js';
 import { icsChunks, liveEntries } from './ics-entries.js';
 import { categoriesKey, categoryFilesKey, isUpcomingRef } from './render-keys.js';
 import { compareRefs, feedDate, type EventRef, type EventSpool } from './spool.js';
 
 /** A category's own files, in the order they are staged. */
 export const CATEGORY_FILES: readonly CategoryFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html'];
-
-/** A calendar's spooled events, readable by position (a RefList, or an array of refs). */
-export interface IndexedRefs extends Iterable<EventRef> {
-  at(i: number): EventRef | undefined;
-}
 
 export interface CategoryInput {
   ctx: RenderContext;
@@ -51,7 +47,7 @@ interface Found {
  * unchanged (CalendarFiles); returns each category with its upcoming count (for the home page)
  * and until when what they took from "now" holds.
  */
-export async function renderCategories(input: CategoryInput, lists: readonly IndexedRefs[]): Promise<{ counts: CategoryCount[]; until: number }> {
+export async function renderCategories(input: CategoryInput, lists: readonly SpooledRefs[]): Promise<{ counts: CategoryCount[]; until: number }> {
   const found = gather(lists);
   const counts: CategoryCount[] = [];
   let until = Infinity;
@@ -76,7 +72,7 @@ export async function renderCategories(input: CategoryInput, lists: readonly Ind
 }
 
 /** Each category's spellings and events, by key. */
-function gather(lists: readonly IndexedRefs[]): Map<string, Found> {
+function gather(lists: readonly SpooledRefs[]): Map<string, Found> {
   const found = new Map<string, Found>();
   const entry = (key: string): Found => {
     let known = found.get(key);
