@@ -15,7 +15,7 @@ import { unchangedReport } from './gather.js';
 import { planBuild } from './plan.js';
 import { SiteBuild } from './site-build.js';
 import { httpOptions, withPortalSource, type PortalSource } from './source.js';
-import { summarySource, toSummary, type BuildSummary } from './summary.js';
+import { toSummary, type BuildSummary, type SummaryCounts } from './summary.js';
 
 export interface BuildRun {
   loaded: LoadedConfig;
@@ -52,10 +52,14 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
       onWarning: (m) => log.warn(m),
     }),
   );
+  const summary = (counts: SummaryCounts): BuildSummary => {
+    const durationMs = performance.now() - started;
+    return toSummary({ source, out: config.out, http: client.stats, warnings: log.warnings, durationMs }, counts);
+  };
   let build: SiteBuild | undefined;
   try {
     const plan = await planBuild({ run, source, client, outDir });
-    if (plan.upToDate) return upToDateSummary(run, source, client, plan.record, plan.failures, performance.now() - started);
+    if (plan.upToDate) return summary(upToDateCounts(run, plan.record, plan.failures));
     // The portal data's warnings, from here on, are what a rebuild that finds nothing changed repeats.
     const dataWarningsFrom = log.warnings.length;
     const site = (build = await SiteBuild.start(run, plan, outDir, source.timeZone));
@@ -66,7 +70,7 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     // The new site is current: saving the state is best effort, nothing may fail this build now.
     await saveState(run, outDir, site.takePrepared(), (manifest) => site.record(gathered, rendered, published.files, manifest, dataWarningsFrom));
     for (const warning of rendered.warnings) log.warn(warning);
-    return site.summary(source, client, gathered, rendered, published, performance.now() - started);
+    return summary(site.counts(gathered, rendered, published));
   } catch (error) {
     await build?.release();
     if (signal?.aborted && !(error instanceof CalfeedError && error.code === 'INTERRUPTED')) {
@@ -108,27 +112,20 @@ async function saveState(run: BuildRun, outDir: string, prepared: PreparedStore,
   }
 }
 
-/** The summary of a rebuild that found nothing changed, with the last build's warnings given again. */
-function upToDateSummary(run: BuildRun, source: PortalSource, client: PortalClient, record: LastBuild, failures: DetailsFailure[], durationMs: number): BuildSummary {
-  const { config } = run.loaded;
+/** The counts of a rebuild that found nothing changed, with the last build's warnings given again. */
+function upToDateCounts(run: BuildRun, record: LastBuild, failures: DetailsFailure[]): SummaryCounts {
   for (const warning of [...record.warnings, ...record.siteWarnings]) run.log.warn(warning);
   const { calendars, events, unreadable, eventFiles, calendarFiles, files } = record.counts;
-  return toSummary({
-    baseUrl: summarySource(source),
-    demo: source.demo,
-    out: config.out,
+  return {
     upToDate: true,
     published: false,
     calendars,
     events,
     unreadable,
     report: unchangedReport(calendars, events, record.lists, failures),
-    http: client.stats,
     history: { new: 0, changed: 0, removed: 0 },
     eventFiles: { rendered: 0, kept: eventFiles },
     calendarFiles: { rendered: 0, kept: calendarFiles },
     files: { written: 0, unchanged: files, removed: 0, files },
-    warnings: run.log.warnings,
-    durationMs,
-  });
+  };
 }

@@ -20,10 +20,9 @@ export class CalendarFiles {
   ) {}
 
   /**
-   * Stage one group: keep its published files when the record says they were rendered from `input`
-   * (same fingerprint, same paths), what they took from "now" still holds, and each is still
-   * published with the SHA-256 recorded for it; else call `render`, which must write every one of
-   * `files` and return until when what it took from "now" holds. Returns that instant.
+   * Stage one group: keep its published files when rendered from `input` to the same paths, still
+   * valid at "now" and still published as recorded; else `render` writes every one of `files` and
+   * returns until when what it took from "now" holds. Returns that instant.
    */
   async write(group: string, input: string, files: readonly string[], render: () => Promise<number>): Promise<number> {
     if (this.groups.has(group)) throw new Error(`internal: file group "${group}" staged twice`);

@@ -6,7 +6,7 @@
 import type { CalendarResult, CrawlSink, DocSource, ListDoc, ListedEvent } from '../crawl/index.js';
 import { ListEntries } from '../http/json-list.js';
 import type { Calendar, SiteContext } from '../model.js';
-import { normalizeCalendars, normalizeEvent, unwrapRecord, type NormalizeOptions, type Warning } from '../normalize/index.js';
+import { normalizeCalendars, normalizeEvent, unwrapRecord, type NormalizeOptions } from '../normalize/index.js';
 import { paths } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
@@ -17,7 +17,7 @@ import { eventFacts } from './render-keys.js';
 import { RefList } from './ref-list.js';
 import { SkippedEvents } from './skipped.js';
 import type { CalendarNotes, SavedEvents } from '../state/build-store.js';
-import type { EventRef, EventSpool } from './spool.js';
+import type { EventSpool } from './spool.js';
 
 interface CalendarState {
   calendar: Calendar;
@@ -29,9 +29,8 @@ interface CalendarState {
   notes: CalendarNotes;
 }
 
-/** The last build's rows of one calendar's events, by event id. */
-interface StoredRows {
-  events: Map<string, EventRef>;
+/** What the last build's notes say of one calendar's events, by event id. */
+interface StoredNotes {
   /** Events it could not read: why, as [warning code, message]. */
   unreadable: Map<string, [string, string]>;
   warnings: Map<string, string[]>;
@@ -94,7 +93,7 @@ export class Collector implements CrawlSink {
   async onCalendars(doc: ListDoc, segments: Map<string, string>): Promise<void> {
     await this.writeDoc(paths.calendarsMirror(), doc.bytes, doc.source);
     const { calendars, warnings } = normalizeCalendars(doc.entries.toArray(), this.normalize);
-    this.report(warnings);
+    for (const w of warnings) this.log.warn(w.message);
     for (const calendar of calendars) {
       // The crawler's segments are the ones the mirror paths use; keep pages on the same ones.
       const slug = segments.get(calendar.id) ?? calendar.slug;
@@ -138,9 +137,9 @@ export class Collector implements CrawlSink {
    */
   async hasStoredRow(calendarId: string, eventId: string): Promise<boolean> {
     const state = this.state(calendarId);
-    const rows = this.rowsOf(state.calendar);
-    const unreadable = rows?.unreadable.has(eventId) === true;
-    if (!unreadable && !rows?.events.has(eventId)) return false;
+    const notes = this.storedNotes(state.calendar);
+    const unreadable = notes?.unreadable.has(eventId) === true;
+    if (!unreadable && !(notes && this.saved!.rows.ref(calendarId, eventId))) return false;
     const { segment } = this.listedEvent(state, eventId);
     const { slug } = state.calendar;
     const files = unreadable ? [] : [paths.eventPage(slug, segment), paths.eventIcs(slug, segment)];
@@ -151,12 +150,12 @@ export class Collector implements CrawlSink {
   /** Take an event from its row (hasStoredRow): its mirror and files kept, its warnings given again. */
   async onStored(calendarId: string, eventId: string): Promise<void> {
     const state = this.state(calendarId);
-    const rows = this.rowsOf(state.calendar)!;
+    const notes = this.storedNotes(state.calendar)!;
     const { segment } = this.listedEvent(state, eventId);
     const { slug } = state.calendar;
     await this.staging.keep(paths.detailsMirror(slug, segment));
-    const warnings = rows.warnings.get(eventId) ?? [];
-    const unreadable = rows.unreadable.get(eventId);
+    const warnings = notes.warnings.get(eventId) ?? [];
+    const unreadable = notes.unreadable.get(eventId);
     this.listed++;
     if (unreadable) {
       this.skip(state, eventId, unreadable, warnings);
@@ -164,7 +163,8 @@ export class Collector implements CrawlSink {
     }
     await this.staging.keep(paths.eventPage(slug, segment));
     await this.staging.keep(paths.eventIcs(slug, segment));
-    state.events.push(this.spool.copy(this.saved!.spool, rows.events.get(eventId)!));
+    const { rows: stored } = this.saved!;
+    state.events.push(this.spool.copy(stored.spool, stored.ref(calendarId, eventId)!));
     this.history.markSeen(calendarId, eventId);
     this.reusedEvents++;
     this.skipped.read();
@@ -212,22 +212,21 @@ export class Collector implements CrawlSink {
     this.skipped.skip(code, warnings);
   }
 
-  // The last build's rows of a calendar's events, made when first needed; null when there are
+  // The last build's notes of a calendar's events, made when first needed; null when there are
   // none, or the calendar is not the same as then (its events may not stand in for a new reading).
-  private readonly rows = new Map<string, StoredRows | null>();
-  private rowsOf(calendar: Calendar): StoredRows | null {
-    let rows = this.rows.get(calendar.id);
+  private readonly stored = new Map<string, StoredNotes | null>();
+  private storedNotes(calendar: Calendar): StoredNotes | null {
+    let rows = this.stored.get(calendar.id);
     if (rows === undefined) {
       const before = this.saved?.calendars.find((c) => c.id === calendar.id);
-      const list = this.saved?.events.get(calendar.id);
       const notes = this.saved?.notes.get(calendar.id);
       rows = null;
-      if (before && list && notes && JSON.stringify(before) === JSON.stringify(calendar)) {
-        rows = { events: new Map(list.map((r) => [r.id, r])), unreadable: new Map(), warnings: new Map() };
+      if (before && notes && JSON.stringify(before) === JSON.stringify(calendar)) {
+        rows = { unreadable: new Map(), warnings: new Map() };
         for (const [eventId, code, message] of notes.unreadable) rows.unreadable.set(eventId, [code, message]);
         for (const [eventId, message] of notes.warnings) rows.warnings.set(eventId, [...(rows.warnings.get(eventId) ?? []), message]);
       }
-      this.rows.set(calendar.id, rows);
+      this.stored.set(calendar.id, rows);
     }
     return rows;
   }
@@ -253,9 +252,5 @@ export class Collector implements CrawlSink {
   private async writeDoc(relPath: string, bytes: Buffer, source: DocSource): Promise<void> {
     if (source === 'fetched') await this.staging.write(relPath, bytes);
     else await this.staging.keep(relPath);
-  }
-
-  private report(warnings: Warning[]): void {
-    for (const w of warnings) this.log.warn(w.message);
   }
 }

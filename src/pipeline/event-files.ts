@@ -9,7 +9,6 @@ import type { RenderContext } from '../render/context.js';
 import { renderEventIcs } from '../render/ical/index.js';
 import type { StoredEvents } from '../state/build-store.js';
 import { liveRecord, type HistoryTracker } from '../state/history.js';
-import type { EventRef } from './spool.js';
 import type { PageRenderer } from './page-pool.js';
 import { dateDataVersions } from './render-keys.js';
 
@@ -55,10 +54,8 @@ export class EventFiles {
   }
 
   /**
-   * Write (or keep) the page and .ics of one event; `renderedBefore` is its last published
-   * fingerprint, `eventJson` JSON.stringify(event) when the caller has it. Returns its VEVENT text
-   * and, `withItems`, its feed items, which every calendar.ics and feed it is in repeat, and its
-   * history record as published (liveRecord).
+   * Write (or keep) the page and .ics of one event, last published with `renderedBefore`. Returns
+   * its VEVENT, its feed items (`withItems`) and its history record as published (liveRecord).
    */
   async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined, withItems: boolean, eventJson = JSON.stringify(event)): Promise<EventOutput> {
     const page = paths.eventPage(cal.slug, event.slug);
@@ -69,7 +66,9 @@ export class EventFiles {
     const listed = renderedBefore && stamp(fingerprint, await this.staging.publishedHash(page), await this.staging.publishedHash(ics));
     const keep = listed !== undefined && listed === renderedBefore && (await this.staging.isPublished(page)) && (await this.staging.isPublished(ics));
     // Rendered from the same inputs: its row's items are what rendering them again would give.
-    const items = withItems && renderedBefore?.startsWith(`${fingerprint}.`) ? this.storedItems(event) : undefined;
+    const same = withItems && renderedBefore?.startsWith(`${fingerprint}.`);
+    const stored = same ? this.rows?.ref(event.calendarId, event.id) : undefined;
+    const items = stored && this.rows!.spool.itemsOf(stored);
     const rendered = await this.pages.render(cal, event, { page: !keep, items: withItems && items === undefined });
     if (keep) {
       await this.staging.keep(page);
@@ -91,16 +90,6 @@ export class EventFiles {
    */
   fingerprint(cal: Calendar, eventJson: string): string {
     return createHash('sha256').update(this.siteKey).update(this.calendarJson(cal)).update(eventJson).digest('base64url').slice(0, 27);
-  }
-
-  // The last build's refs of a calendar by event id, made when the calendar's first event asks.
-  private readonly rowsById = new Map<string, Map<string, EventRef>>();
-  private storedItems(event: FeedEvent): string | undefined {
-    if (!this.rows) return undefined;
-    let byId = this.rowsById.get(event.calendarId);
-    if (!byId) this.rowsById.set(event.calendarId, (byId = new Map((this.rows.events.get(event.calendarId) ?? []).map((ref) => [ref.id, ref]))));
-    const ref = byId.get(event.id);
-    return ref && this.rows.spool.itemsOf(ref);
   }
 
   // A calendar's JSON, once per calendar rather than once per event.

@@ -27,7 +27,7 @@ export function icsEntries(ctx: RenderContext, refs: Iterable<EventRef>, removed
     if (!inIcalWindow(end, site)) continue;
     entries.push({ start: eventStartMs(ctx, event, zone), calendarId: event.calendarId, id: event.id, text: veventText(ctx, event, site) });
   }
-  return entries.sort(compareEntries);
+  return entries.sort(compareRefs);
 }
 
 /** The calendar.ics entries of live events: those in the iCalendar window, in the order given. */
@@ -35,9 +35,6 @@ export function liveEntries(refs: Iterable<EventRef>, site: SiteContext, into: I
   for (const { start, end, calendarId, id, at, jsonBytes, veventBytes } of refs) if (inIcalWindow(end, site)) into.push({ start, calendarId, id, ref: { at, jsonBytes, veventBytes } });
   return into;
 }
-
-// The order sortByStart gives events: start, then calendar id, then event id.
-export const compareEntries: (a: IcsEntry, b: IcsEntry) => number = compareRefs;
 
 /** A calendar.ics as pieces: header, each entry's VEVENT, footer (staging gathers them into blocks). */
 export function* icsChunks(header: string, entries: readonly IcsEntry[], spool: EventSpool): Generator<string | Buffer> {

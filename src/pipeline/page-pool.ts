@@ -14,7 +14,7 @@ import type { EventSource } from '../render/html/view.js';
 import { veventText } from '../render/ical/index.js';
 import { feedItems, renderFeeds } from '../render/syndication/index.js';
 import { eventEndMs } from '../render/syndication/when.js';
-import { readItems, readSpans } from './spool.js';
+import { fdRead, readItems, readSpans } from './spool.js';
 import type { PageJob, PageReply, PageWorkerData } from './page-worker.js';
 import { DeferredPool } from './deferred-pool.js';
 
@@ -145,7 +145,7 @@ function calendarRender(ctx: RenderContext, html: HtmlRenderer, shared: SiteCont
   const site = ownClock(shared);
   const pages = html.calendarPieces(ctx, job.cal, spooledList(job.spool, job.list), site);
   const text = html.text(site);
-  const items = withSpool(job.spool, (fd) => readItems(fd, job.feed, (event) => feedItems(ctx, event, job.cal.timeZone, site, text)));
+  const items = withSpool(job.spool, (fd) => readItems(fdRead(fd), job.feed, (event) => feedItems(ctx, event, job.cal.timeZone, site, text)));
   const feeds = renderFeeds(ctx, job.cal, job.calendars, items, job.updated, site, text);
   return { site, feeds, pages };
 }
@@ -156,7 +156,7 @@ function spooledList(file: string, list: Float64Array): EventSource {
   const read = (at: readonly number[]): ListEvent[] => {
     const pairs = new Float64Array(at.length * 2);
     at.forEach((i, k) => pairs.set(list.subarray(2 * i, 2 * i + 2), 2 * k));
-    return readSpool(file, pairs, listEvent);
+    return withSpool(file, (fd) => readSpans(fdRead(fd), pairs, listEvent));
   };
   return {
     length: count,
@@ -169,10 +169,6 @@ function spooledList(file: string, list: Float64Array): EventSource {
 
 /** How many events one read of the spool takes when a list is read whole, in order. */
 const SPOOL_PART = 1000;
-
-function readSpool<T>(file: string, pairs: Float64Array, take: (event: FeedEvent) => T): T[] {
-  return withSpool(file, (fd) => readSpans(fd, pairs, take));
-}
 
 function withSpool<T>(file: string, use: (fd: number) => T): T {
   const fd = openSync(file, 'r');
@@ -204,7 +200,7 @@ class WorkerPool implements PageRenderer {
   private readonly load: number[] = [];
   /** Per worker, the jobs given this turn of the event loop (sent together at the next). */
   private readonly queued: PageJob[][] = [];
-  private readonly pending = new Map<number, { worker: number } & Pending>();
+  private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private failure: Error | undefined;
   // Set by stopThreads(): renders go to `local` from then on.
@@ -261,7 +257,7 @@ class WorkerPool implements PageRenderer {
     let w = 0;
     for (let i = 1; i < this.load.length; i++) if (this.load[i]! < this.load[w]!) w = i;
     return new Promise((resolve, reject) => {
-      this.pending.set(job.id, { worker: w, resolve, reject });
+      this.pending.set(job.id, { resolve, reject });
       this.load[w]!++;
       if (this.pending.size === 1) this.workers.forEach((worker) => worker.ref());
       // A worker's jobs of this turn go as one message at the next: each message wakes the thread,

@@ -2,22 +2,14 @@
 // date), or crawl the portal, taking what still stands from the build store (when only "now" moved
 // since the last build, every event does).
 
-import type { DetailsFailure, ProbeResult } from '../crawl/index.js';
+import type { ProbeResult } from '../crawl/index.js';
 import type { PortalClient } from '../http/index.js';
 import { PublishedManifest } from '../publish/index.js';
 import { htmlRenderer, readTemplates, type HtmlRenderer } from '../render/html/index.js';
 import { BuildStore, type StoreSections } from '../state/build-store.js';
-import type { LastBuild } from '../state/last-build.js';
 import type { BuildRun } from './build.js';
 import type { PortalSource } from './source.js';
-import { buildInputs, checkUpToDate } from './up-to-date.js';
-
-/** --out already holds what this build would publish: the last build's record, and the details that still fail. */
-export interface UpToDatePlan {
-  upToDate: true;
-  record: LastBuild;
-  failures: DetailsFailure[];
-}
+import { buildInputs, checkUpToDate, type UpToDatePlan } from './up-to-date.js';
 
 /** A build that renders and publishes. */
 export interface RenderPlan {

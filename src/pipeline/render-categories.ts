@@ -9,19 +9,15 @@ import { ownClock } from '../render/clock.js';
 import type { RenderContext } from '../render/context.js';
 import type { CategoryCount, HtmlRenderer } from '../render/html/index.js';
 import { icsHeader } from '../render/ical/index.js';
-import { inFeedWindow, itemsRenderer, renderFeeds } from '../render/syndication/index.js';
+import { inFeedWindow, itemsRenderer, renderFeeds, type SyndicationFeeds } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
+import type { SpooledRefs } from './gather.js';
 import { icsChunks, liveEntries } from './ics-entries.js';
 import { categoriesKey, categoryFilesKey, isUpcomingRef } from './render-keys.js';
 import { compareRefs, feedDate, type EventRef, type EventSpool } from './spool.js';
 
 /** A category's own files, in the order they are staged. */
 export const CATEGORY_FILES: readonly CategoryFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html'];
-
-/** A calendar's spooled events, readable by position (a RefList, or an array of refs). */
-export interface IndexedRefs extends Iterable<EventRef> {
-  at(i: number): EventRef | undefined;
-}
 
 export interface CategoryInput {
   ctx: RenderContext;
@@ -51,7 +47,7 @@ interface Found {
  * unchanged (CalendarFiles); returns each category with its upcoming count (for the home page)
  * and until when what they took from "now" holds.
  */
-export async function renderCategories(input: CategoryInput, lists: readonly IndexedRefs[]): Promise<{ counts: CategoryCount[]; until: number }> {
+export async function renderCategories(input: CategoryInput, lists: readonly SpooledRefs[]): Promise<{ counts: CategoryCount[]; until: number }> {
   const found = gather(lists);
   const counts: CategoryCount[] = [];
   let until = Infinity;
@@ -76,7 +72,7 @@ export async function renderCategories(input: CategoryInput, lists: readonly Ind
 }
 
 /** Each category's spellings and events, by key. */
-function gather(lists: readonly IndexedRefs[]): Map<string, Found> {
+function gather(lists: readonly SpooledRefs[]): Map<string, Found> {
   const found = new Map<string, Found>();
   const entry = (key: string): Found => {
     let known = found.get(key);
@@ -130,6 +126,30 @@ export function compareCodePoints(a: string, b: string): number {
   return x.length - y.length;
 }
 
+type FeedPath = (name: 'rss.xml' | 'atom.xml' | 'feed.json') => string;
+
+/** Stage feeds as `file('rss.xml')`, `file('atom.xml')` and `file('feed.json')`. */
+export async function writeFeeds(staging: Staging, file: FeedPath, feeds: SyndicationFeeds): Promise<void> {
+  await staging.write(file('rss.xml'), feeds.rss);
+  await staging.write(file('atom.xml'), feeds.atom);
+  await staging.write(file('feed.json'), feeds.json);
+}
+
+/** Render and stage (writeFeeds) the feeds of a category, or the site's (`owner` null), from their items. */
+export async function stageFeeds(
+  input: Pick<CategoryInput, 'ctx' | 'staging' | 'spool' | 'html' | 'calendars'>,
+  owner: Category | null,
+  refs: readonly EventRef[],
+  updated: number,
+  site: SiteContext,
+  file: FeedPath,
+): Promise<void> {
+  const { ctx, calendars } = input;
+  const text = input.html.text(site);
+  const items = input.spool.items(refs, itemsRenderer(ctx, calendars, site, text));
+  await writeFeeds(input.staging, file, renderFeeds(ctx, owner, calendars, items, updated, site, text));
+}
+
 /** One category's files from its events (sorted). */
 async function renderCategory(input: CategoryInput, category: Category, refs: readonly EventRef[]): Promise<{ upcoming: number; until: number }> {
   const { ctx, spool, staging, html, calendars } = input;
@@ -145,11 +165,7 @@ async function renderCategory(input: CategoryInput, category: Category, refs: re
   const key = categoryFilesKey({ environment: input.environment, calendars: input.calendarsJson, category, refs, ics, record: (ref) => spool.recordView(ref) });
   const until = await input.calendarFiles.write(`category ${category.key}`, key, CATEGORY_FILES.map(file), async () => {
     await staging.writeChunks(file('calendar.ics'), icsChunks(icsHeader(ctx, category, calendars, site), ics, spool));
-    const text = html.text(site);
-    const feeds = renderFeeds(ctx, category, calendars, spool.items(items, itemsRenderer(ctx, calendars, site, text)), feedDate(items, newest), site, text);
-    await staging.write(file('rss.xml'), feeds.rss);
-    await staging.write(file('atom.xml'), feeds.atom);
-    await staging.write(file('feed.json'), feeds.json);
+    await stageFeeds(input, category, items, feedDate(items, newest), site, file);
     // What the page shows of each event, read one at a time: never the category's events whole.
     const listed: ListEvent[] = upcoming.map((r) => listEvent(JSON.parse(spool.json(r)) as FeedEvent));
     await staging.writeChunks(file('index.html'), html.categoryPieces(ctx, category, calendars, listed, upcomingCount, site));

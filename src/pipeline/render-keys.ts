@@ -23,11 +23,8 @@ export interface IcsEntryKey {
 }
 
 /**
- * What the build keeps in memory of a spooled event of `cal` to order it and to take every "now"
- * decision about it without reading it back: its instants in its calendar's zone (feed and
- * iCalendar windows, as the feeds and calendar.ics compute them), its page span, whether it is
- * cancelled (index.html counts upcoming events that are not), whether it has no location (the build
- * warns of those) and its categories (their pages and feeds).
+ * What the build keeps in memory of a spooled event of `cal` to order it and take every "now"
+ * decision about it (feed and iCalendar windows, pages, counts, warnings) without reading it back.
  */
 export function eventFacts(ctx: RenderContext, cal: Calendar, event: FeedEvent, site: SiteContext): RefFacts {
   const page = pageSpan(ctx, cal, event, site);
@@ -45,9 +42,7 @@ export function eventFacts(ctx: RenderContext, cal: Calendar, event: FeedEvent, 
 
 /** Everything each calendar-level and site-level file depends on besides calendars and events. */
 export function renderEnvironment(site: SiteContext, templates: string): string {
-  // Every site setting but the clock (so a setting added to SiteContext is covered without a change
-  // here), the templates, and the runtime's ICU and time-zone data, which date labels and UTC
-  // offsets come from: a Node.js upgrade may change them without any calfeed setting changing.
+  // Every site setting but the clock, so one added to SiteContext is covered without a change here.
   const { clock: _clock, ...settings } = site;
   return JSON.stringify([SCHEME, settings, templates, ...dateDataVersions()]);
 }
@@ -86,23 +81,15 @@ export interface CalendarKeys {
 
 /** The fingerprints of one calendar's files. */
 export function calendarKeys(input: CalendarKeyInput): CalendarKeys {
-  const { refs } = input;
-  // Every event, as spooled, and whose it is, so the entries below name records unambiguously.
   const data = createHash('sha256');
-  const ids: string[] = [];
-  for (const ref of refs) {
-    ids.push(ref.calendarId, ref.id);
-    bytesField(data, input.record(ref));
-  }
-  field(data, JSON.stringify(ids));
+  addEvents(data, input.refs, input.record);
   const events = data.digest('base64url');
 
   const ics = createHash('sha256').update(SCHEME).update(events);
   addEntries(ics, input.ics);
   const icsKey = ics.digest('base64url');
 
-  const files = createHash('sha256');
-  for (const part of [SCHEME, 'calendar', input.environment, input.calendars, JSON.stringify(input.cal), events, icsKey]) field(files, part);
+  const files = keyHash('calendar', input.environment, input.calendars, JSON.stringify(input.cal), events, icsKey);
   return { events, files: files.digest('base64url'), ics: icsKey };
 }
 
@@ -123,8 +110,7 @@ export function isUpcomingRef(ref: EventRef, site: SiteContext): boolean {
  * calendar's calendarKeys().ics in list order, and the entries of calendars no longer listed.
  */
 export function combinedIcsKey(environment: string, calendars: string, calendarIcs: readonly string[], unlisted: readonly IcsEntryKey[]): string {
-  const hash = createHash('sha256');
-  for (const part of [SCHEME, 'calendar.ics', environment, calendars, ...calendarIcs]) field(hash, part);
+  const hash = keyHash('calendar.ics', environment, calendars, ...calendarIcs);
   addEntries(hash, unlisted);
   return hash.digest('base64url');
 }
@@ -134,16 +120,14 @@ export function combinedIcsKey(environment: string, calendars: string, calendarI
  * newest event (renderFeeds dates a feed by its items when it has any).
  */
 export function combinedFeedsKey(environment: string, calendars: string, selected: readonly EventRef[], newest: number, record: (ref: EventRef) => Buffer): string {
-  const hash = createHash('sha256');
-  for (const part of [SCHEME, 'feeds', environment, calendars, selected.length ? '' : String(newest)]) field(hash, part);
+  const hash = keyHash('feeds', environment, calendars, selected.length ? '' : String(newest));
   for (const ref of selected) bytesField(hash, record(ref));
   return hash.digest('base64url');
 }
 
 /** What index.html is rendered from: the calendars and categories, each one's upcoming count, and the events it lists. */
 export function indexKey(environment: string, calendars: string, upcoming: readonly number[], categories: readonly CategoryCount[], shown: readonly EventRef[], record: (ref: EventRef) => Buffer): string {
-  const hash = createHash('sha256');
-  for (const part of [SCHEME, 'index', environment, calendars, upcoming.join(','), JSON.stringify(categories)]) field(hash, part);
+  const hash = keyHash('index', environment, calendars, upcoming.join(','), JSON.stringify(categories));
   for (const ref of shown) bytesField(hash, record(ref));
   return hash.digest('base64url');
 }
@@ -161,30 +145,37 @@ export interface CategoryKeyInput {
 
 /** What a category's files are rendered from: the category, its events as spooled, its calendar.ics entries. */
 export function categoryFilesKey(input: CategoryKeyInput): string {
-  const hash = createHash('sha256');
-  for (const part of [SCHEME, 'category', input.environment, input.calendars, JSON.stringify(input.category)]) field(hash, part);
-  const ids: string[] = [];
-  for (const ref of input.refs) {
-    ids.push(ref.calendarId, ref.id);
-    bytesField(hash, input.record(ref));
-  }
-  field(hash, JSON.stringify(ids));
+  const hash = keyHash('category', input.environment, input.calendars, JSON.stringify(input.category));
+  addEvents(hash, input.refs, input.record);
   addEntries(hash, input.ics);
   return hash.digest('base64url');
 }
 
 /** What categories/index.html is rendered from: every category with its upcoming count. */
 export function categoriesKey(environment: string, counts: readonly CategoryCount[]): string {
-  const hash = createHash('sha256');
-  for (const part of [SCHEME, 'categories', environment, JSON.stringify(counts)]) field(hash, part);
-  return hash.digest('base64url');
+  return keyHash('categories', environment, JSON.stringify(counts)).digest('base64url');
 }
 
 /** What search.json is rendered from: the calendars and each one's events (calendarKeys().events), in list order. */
 export function searchIndexKey(environment: string, calendars: string, calendarEvents: readonly string[]): string {
+  return keyHash('search', environment, calendars, ...calendarEvents).digest('base64url');
+}
+
+// A fingerprint's hash begun with the scheme, what it is of (`kind`) and its text inputs.
+function keyHash(kind: string, ...parts: string[]): Hash {
   const hash = createHash('sha256');
-  for (const part of [SCHEME, 'search', environment, calendars, ...calendarEvents]) field(hash, part);
-  return hash.digest('base64url');
+  for (const part of [SCHEME, kind, ...parts]) field(hash, part);
+  return hash;
+}
+
+// Every event as spooled, then whose each is, so the entries hashed after name records unambiguously.
+function addEvents(hash: Hash, refs: Iterable<EventRef>, record: (ref: EventRef) => Buffer): void {
+  const ids: string[] = [];
+  for (const ref of refs) {
+    ids.push(ref.calendarId, ref.id);
+    bytesField(hash, record(ref));
+  }
+  field(hash, JSON.stringify(ids));
 }
 
 // Each value goes in as a JSON string, which ends unambiguously and keeps a lone surrogate (an id

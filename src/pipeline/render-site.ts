@@ -11,16 +11,16 @@ import { ownClock } from '../render/clock.js';
 import { HOME_CANDIDATES, type CategoryCount, type HtmlRenderer } from '../render/html/index.js';
 import { searchIndexChunks } from '../render/html/search.js';
 import { icsHeader } from '../render/ical/index.js';
-import { inFeedWindow, itemsRenderer, renderFeeds } from '../render/syndication/index.js';
+import { inFeedWindow } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
-import { compareEntries, icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
+import { icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
 import type { CalendarJob, PageRenderer } from './page-pool.js';
 import type { SpooledRefs } from './gather.js';
 import { sortedPositions } from './ref-list.js';
-import { renderCategories } from './render-categories.js';
+import { renderCategories, stageFeeds, writeFeeds } from './render-categories.js';
 import { calendarKeys, combinedFeedsKey, combinedIcsKey, indexKey, isUpcomingRef, renderEnvironment, searchIndexKey, upcomingOfRefs } from './render-keys.js';
-import { compareRefs, feedDate, itemSpans, type EventRef, type EventSpool, spans } from './spool.js';
+import { compareRefs, feedDate, itemSpans, readSpans, type EventRef, type EventSpool, spans } from './spool.js';
 
 /** A calendar's own files, in the order they are staged. */
 export const CALENDAR_FILES: readonly CalendarFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html', 'past.html', 'widget.html'];
@@ -104,9 +104,7 @@ export class SiteRenderer {
       }
       ics.length = 0;
       const files = await (rendering ?? pages.calendar(job()));
-      await staging.write(paths.calendar(cal.slug, 'rss.xml'), files.rss);
-      await staging.write(paths.calendar(cal.slug, 'atom.xml'), files.atom);
-      await staging.write(paths.calendar(cal.slug, 'feed.json'), files.json);
+      await writeFeeds(staging, (name) => paths.calendar(cal.slug, name), files);
       await staging.writeChunks(paths.calendar(cal.slug, 'index.html'), files.index);
       await staging.writeChunks(paths.calendar(cal.slug, 'past.html'), files.past);
       await staging.write(paths.calendar(cal.slug, 'widget.html'), files.widget);
@@ -195,8 +193,8 @@ export class SiteRenderer {
       if (!rendered.has(calendarId)) unlisted.push(...icsEntries(ctx, [], gone, site.timeZone, site));
     }
     allIcs.push(...unlisted);
-    allIcs.sort(compareEntries);
-    const key = combinedIcsKey(this.environment, this.calendarsJson, calendarIcs, unlisted.sort(compareEntries));
+    allIcs.sort(compareRefs);
+    const key = combinedIcsKey(this.environment, this.calendarsJson, calendarIcs, unlisted.sort(compareRefs));
     const until = await calendarFiles.write('combined calendar.ics', key, [paths.site('calendar.ics')], async () => {
       await this.staging.writeChunks(paths.site('calendar.ics'), icsChunks(icsHeader(ctx, null, calendars, site), allIcs, spool));
       return site.clock.changesAt;
@@ -206,19 +204,15 @@ export class SiteRenderer {
 
   /** The combined feeds: the first feedLimit of the calendars' feed items. */
   private async combinedFeeds(): Promise<void> {
-    const { ctx, calendars, spool, calendarFiles } = this.input;
+    const { spool, calendarFiles } = this.input;
     const { newest } = this;
     const selected = this.soonest.slice(0, Math.max(0, this.input.site.feedLimit));
     const files = [paths.site('rss.xml'), paths.site('atom.xml'), paths.site('feed.json')];
     const key = combinedFeedsKey(this.environment, this.calendarsJson, selected, newest, (ref) => spool.recordView(ref));
     const until = await calendarFiles.write('combined feeds', key, files, async () => {
       const site = ownClock(this.input.site);
-      const text = this.input.html.text(site);
-      const items = spool.items(selected, itemsRenderer(ctx, calendars, site, text));
-      const feeds = renderFeeds(ctx, null, calendars, items, feedDate(selected, newest), site, text);
-      await this.staging.write(paths.site('rss.xml'), feeds.rss);
-      await this.staging.write(paths.site('atom.xml'), feeds.atom);
-      await this.staging.write(paths.site('feed.json'), feeds.json);
+      const input = { ...this.input, staging: this.staging };
+      await stageFeeds(input, null, selected, feedDate(selected, newest), site, paths.site);
       return site.clock.changesAt;
     });
     this.until(until);
@@ -265,9 +259,7 @@ function upcomingSpans(calendars: readonly Calendar[], events: ReadonlyMap<strin
 /** The events at `pairs`, SEARCH_BATCH at a time. */
 function* batches(pairs: Float64Array, spool: EventSpool): Generator<FeedEvent[]> {
   for (let i = 0; i < pairs.length; i += 2 * SEARCH_BATCH) {
-    const batch: Array<Pick<EventRef, 'at' | 'jsonBytes'>> = [];
-    for (let j = i; j < Math.min(pairs.length, i + 2 * SEARCH_BATCH); j += 2) batch.push({ at: pairs[j]!, jsonBytes: pairs[j + 1]! });
-    yield spool.events(batch);
+    yield readSpans(spool.text, pairs.subarray(i, i + 2 * SEARCH_BATCH), (event) => event);
   }
 }
 

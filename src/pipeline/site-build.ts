@@ -21,9 +21,8 @@ import { siteWarnings } from './placeless.js';
 import type { RenderPlan } from './plan.js';
 import { SiteRenderer } from './render-site.js';
 import { siteContext } from './site-context.js';
-import type { PortalSource } from './source.js';
 import { EventSpool } from './spool.js';
-import { summarySource, toSummary, type BuildSummary } from './summary.js';
+import type { SummaryCounts } from './summary.js';
 
 const DAY_MS = 86_400_000;
 
@@ -152,7 +151,7 @@ export class SiteBuild {
     this.plan.sections.rows?.spool.dispose();
     const crawl = this.cache!;
     const tail = storeTail({ crawl, notes: gathered.notes, history: this.tracker.removed(), calendars: rendered.calendarRecords, rendered: this.calendarFiles.state() });
-    this.prepared = await prepareStore(this.run.loaded.config.cacheDir, { spool }, tail);
+    this.prepared = await prepareStore(this.run.loaded.config.cacheDir, spool, tail);
     crawl.dispose();
     spool.dispose();
   }
@@ -221,25 +220,20 @@ export class SiteBuild {
     };
   }
 
-  summary(source: PortalSource, client: PortalClient, gathered: Gathered, rendered: Rendered, published: Published, durationMs: number): BuildSummary {
-    return toSummary({
-      baseUrl: summarySource(source),
-      demo: source.demo,
-      out: this.run.loaded.config.out,
+  /** What the summary counts of this build. */
+  counts(gathered: Gathered, rendered: Rendered, published: Published): SummaryCounts {
+    return {
       upToDate: false,
       published: published.replaced,
       calendars: gathered.calendars.length,
       events: rendered.events,
       unreadable: gathered.unreadable,
       report: gathered.report,
-      http: client.stats,
       history: this.tracker.counts,
       eventFiles: { rendered: this.eventFiles.rendered, kept: this.eventFiles.kept + gathered.reusedEvents },
       calendarFiles: { rendered: this.calendarFiles.rendered, kept: this.calendarFiles.kept },
       files: published.files,
-      warnings: this.run.log.warnings,
-      durationMs,
-    });
+    };
   }
 
   /** Lets go of what a failed build holds: staging (removed), the spools, the prepared store. */

@@ -111,18 +111,23 @@ export function spans(refs: readonly EventRef[]): Float64Array {
   return pairs;
 }
 
-/** The events at `pairs` (spans()) of the spool file open as `fd`, each given to `take`. */
-export function readSpans<T>(fd: number, pairs: Float64Array, take: (event: FeedEvent) => T): T[] {
-  const events: T[] = [];
-  for (let i = 0; i < pairs.length; i += 2) events.push(take(JSON.parse(spoolText(fd, pairs[i]!, pairs[i + 1]!)) as FeedEvent));
-  return events;
+/** Reads `length` bytes at `at` of a spool, as text. */
+export type SpoolRead = (at: number, length: number) => string;
+
+/** The reader of the spool file open as `fd`. */
+export function fdRead(fd: number): SpoolRead {
+  return (at, length) => {
+    const bytes = readAt(fd, at, length, scratch(length));
+    if (!bytes) throw new Error('internal: the event spool ended early');
+    return bytes.toString('utf8');
+  };
 }
 
-/** `length` bytes at `at` of the spool file open as `fd`, as text. */
-function spoolText(fd: number, at: number, length: number): string {
-  const bytes = readAt(fd, at, length, scratch(length));
-  if (!bytes) throw new Error('internal: the event spool ended early');
-  return bytes.toString('utf8');
+/** The events at `pairs` (spans()) of a spool, each given to `take`. */
+export function readSpans<T>(read: SpoolRead, pairs: Float64Array, take: (event: FeedEvent) => T): T[] {
+  const events: T[] = [];
+  for (let i = 0; i < pairs.length; i += 2) events.push(take(JSON.parse(read(pairs[i]!, pairs[i + 1]!)) as FeedEvent));
+  return events;
 }
 
 /** Where the feed items of each ref are in its spool, and its JSON: [at, jsonBytes, veventBytes, itemsBytes] each (readItems). */
@@ -133,14 +138,10 @@ export function itemSpans(refs: readonly EventRef[]): Float64Array {
 }
 
 /**
- * The feed items at `spans` (itemSpans()) of the spool file open as `fd`. An event spooled
- * without them (it had ended then, as "now" was) is read and given to `render`.
+ * The feed items at `spans` (itemSpans()) of a spool. An event spooled without them (it had
+ * ended then, as "now" was) is read and given to `render`.
  */
-export function readItems(fd: number, spans: Float64Array, render: (event: FeedEvent) => string): string[] {
-  return eachItems(spans, (at, length) => spoolText(fd, at, length), render);
-}
-
-function eachItems(spans: Float64Array, read: (at: number, length: number) => string, render: (event: FeedEvent) => string): string[] {
+export function readItems(read: SpoolRead, spans: Float64Array, render: (event: FeedEvent) => string): string[] {
   const items: string[] = [];
   for (let i = 0; i < spans.length; i += 4) {
     const [at, jsonBytes, veventBytes, itemsBytes] = [spans[i]!, spans[i + 1]!, spans[i + 2]!, spans[i + 3]!];
@@ -232,6 +233,9 @@ export class EventSpool {
     return refs.map((ref) => JSON.parse(this.json(ref)) as FeedEvent);
   }
 
+  /** This spool's reader (SpoolRead), into this thread's scratch(). */
+  readonly text: SpoolRead = (at, length) => this.data.read(at, length, scratch(length)).toString('utf8');
+
   /** The spool's file, flushed: another thread may read events from it while this one appends. */
   readableFile(): string {
     if (this.data instanceof AppendFile) this.data.flush();
@@ -240,26 +244,20 @@ export class EventSpool {
 
   /** The feed items spooled for a ref ('' when none were: the event had ended). */
   itemsOf(ref: EventRef): string {
-    if (ref.itemsBytes === 0) return '';
-    return this.data.read(ref.at + ref.jsonBytes + ref.veventBytes, ref.itemsBytes, scratch(ref.itemsBytes)).toString('utf8');
+    return ref.itemsBytes === 0 ? '' : this.text(ref.at + ref.jsonBytes + ref.veventBytes, ref.itemsBytes);
   }
 
   /** The feed items of refs (readItems()). */
   items(refs: readonly EventRef[], render: (event: FeedEvent) => string): string[] {
-    return eachItems(itemSpans(refs), (at, length) => this.data.read(at, length, scratch(length)).toString('utf8'), render);
+    return readItems(this.text, itemSpans(refs), render);
   }
 
   /** The event of a ref as spooled: JSON.stringify(event). */
   json(ref: Pick<EventRef, 'at' | 'jsonBytes'>): string {
-    return this.data.read(ref.at, ref.jsonBytes, scratch(ref.jsonBytes)).toString('utf8');
+    return this.text(ref.at, ref.jsonBytes);
   }
 
-  /** Everything spooled for a ref, as stored: its JSON, then its VEVENT text (UTF-8). */
-  record(ref: EventRef): Buffer {
-    return this.data.read(ref.at, ref.jsonBytes + ref.veventBytes);
-  }
-
-  /** record(), in this thread's scratch(): for bytes used at once (hashed), before the next read. */
+  /** A ref's JSON, then its VEVENT text, in this thread's scratch(): for bytes used at once (hashed). */
   recordView(ref: EventRef): Buffer {
     const length = ref.jsonBytes + ref.veventBytes;
     return this.data.read(ref.at, length, scratch(length));

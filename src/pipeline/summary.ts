@@ -42,24 +42,32 @@ export interface BuildSummary {
   durationMs: number;
 }
 
-/** What a finished build hands over; the fields the summary shows as they are come from it unchanged. */
-export interface SummaryInput
-  extends Pick<BuildSummary, 'demo' | 'out' | 'upToDate' | 'published' | 'calendars' | 'events' | 'unreadable' | 'eventFiles' | 'calendarFiles' | 'files' | 'warnings' | 'durationMs'> {
-  /** Shown as the summary's `source`. */
-  baseUrl: string;
-  report: CrawlReport;
+/** What a summary says besides the counts: where from, where to, HTTP stats, warnings, duration. */
+export interface SummaryContext {
+  source: Pick<PortalSource, 'demo' | 'baseUrl' | 'token'>;
+  out: string;
   http: { requests: number; retries: number; notModified: number; bytes: number };
+  warnings: readonly string[];
+  durationMs: number;
+}
+
+/** What a finished build counted; the fields the summary shows as they are come from it unchanged. */
+export interface SummaryCounts
+  extends Pick<BuildSummary, 'upToDate' | 'published' | 'calendars' | 'events' | 'unreadable' | 'eventFiles' | 'calendarFiles' | 'files'> {
+  report: CrawlReport;
   history: { new: number; changed: number; removed: number };
 }
 
 /** Assemble the summary from the parts of a finished build. */
-export function toSummary(input: SummaryInput): BuildSummary {
+export function toSummary(context: SummaryContext, input: SummaryCounts): BuildSummary {
+  const { source, http } = context;
   return {
     ok: true,
     published: input.published,
-    source: input.baseUrl,
-    demo: input.demo,
-    out: input.out,
+    // The token redacted in every form redact() knows.
+    source: source.demo ? 'demo' : redact(source.baseUrl, source.token),
+    demo: source.demo,
+    out: context.out,
     upToDate: input.upToDate,
     calendars: input.calendars,
     events: input.events,
@@ -70,13 +78,13 @@ export function toSummary(input: SummaryInput): BuildSummary {
       reused: input.report.detailsReused,
       failed: input.report.detailsFailed.length,
     },
-    requests: { total: input.http.requests, retries: input.http.retries, notModified: input.http.notModified, bytes: input.http.bytes },
+    requests: { total: http.requests, retries: http.retries, notModified: http.notModified, bytes: http.bytes },
     changes: { newEvents: input.history.new, changedEvents: input.history.changed, removedEvents: input.history.removed },
     eventFiles: { ...input.eventFiles },
     calendarFiles: { ...input.calendarFiles },
     files: input.files,
-    warnings: [...input.warnings],
-    durationMs: Math.round(input.durationMs),
+    warnings: [...context.warnings],
+    durationMs: Math.round(context.durationMs),
   };
 }
 
@@ -99,9 +107,4 @@ export function formatSummary(s: BuildSummary): string {
     `  files written ${s.files.written}, unchanged ${s.files.unchanged}, removed ${s.files.removed}, total ${s.files.files}`,
     `  warnings ${s.warnings.length}`,
   ].join('\n');
-}
-
-/** The summary's `source`: the portal's base URL with the token redacted (in every form redact() knows), or "demo". */
-export function summarySource(source: Pick<PortalSource, 'demo' | 'baseUrl' | 'token'>): string {
-  return source.demo ? 'demo' : redact(source.baseUrl, source.token);
 }

@@ -26,10 +26,8 @@ export interface InputsOf {
 }
 
 /**
- * Fingerprint of everything but the portal's data and "now" that a build's output depends on: every
- * setting (but a few that only change what the build prints or how many threads it uses), the templates, the token (which
- * decides what the portal shows; hashed, never stored), calfeed's and Node.js's versions and the
- * runtime's date data. A change to any of them means a normal build.
+ * Fingerprint of all a build's output depends on but the portal's data and "now": settings (not those
+ * that only change what it prints or its threads), templates, token (hashed), versions and date data.
  */
 export function buildInputs(of: InputsOf): string {
   const { command: _command, json: _json, quiet: _quiet, verbose: _verbose, threads: _threads, ...settings } = of.config;
@@ -38,19 +36,21 @@ export function buildInputs(of: InputsOf): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 }
 
+/** --out already holds what this build would publish: the last build's record, and the details that still fail. */
+export interface UpToDatePlan {
+  upToDate: true;
+  record: LastBuild;
+  failures: DetailsFailure[];
+}
+
 export type UpToDate =
-  /** `failures`: the details the last build could not read, which still cannot be read. */
-  | { upToDate: true; record: LastBuild; failures: DetailsFailure[] }
+  | UpToDatePlan
   | {
       upToDate: false;
       why: string;
       /** What the probe of the lists learnt, when it ran (the crawl does not ask again). */
       probe?: ProbeResult;
-      /**
-       * The last build's record, when the settings are the same and --out is as it published it:
-       * its store (its events, and the fingerprints its event files were rendered from) describes
-       * --out, and may stand in for work.
-       */
+      /** The last build's record, when the settings are the same and --out as it published it (its store may stand in). */
       intact?: LastBuild;
     };
 

@@ -13,7 +13,7 @@
 // Written a row at a time and read a row at a time: at 100,000 events it is hundreds of megabytes.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { appendFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrawlCache } from '../crawl/cache.js';
 import type { Calendar } from '../model.js';
@@ -23,7 +23,7 @@ import { makeDir } from '../make-dir.js';
 import { writePieces } from '../write-lines.js';
 import { isCalendarRecord, type CalendarRecord } from './calendars.js';
 import { emptyHistory, isEventRecord, type HistoryState } from './history.js';
-import { parseLastBuild, type LastBuild } from './last-build.js';
+import { isStrings, parseLastBuild, type LastBuild } from './last-build.js';
 import { parseGroup, type RenderedGroup, type RenderedState } from './rendered.js';
 
 export const STORE_FILE = 'build-store';
@@ -49,8 +49,9 @@ export interface CalendarNotes {
   unreadable: Array<[eventId: string, code: string, message: string]>;
 }
 
-/** The last build's events, when its record vouches for them: to render from or take unchanged events from. */
-export interface SavedEvents extends StoredEvents {
+/** The last build's events, when its record vouches for them: to take unchanged events from. */
+export interface SavedEvents {
+  rows: StoredEvents;
   /** The calendars the last build listed. */
   calendars: Calendar[];
   /** By calendar id. */
@@ -69,9 +70,21 @@ export interface StoreSections {
 }
 
 /** The last build's spooled events: refs by calendar id, in the order the build spooled them. */
-export interface StoredEvents {
-  spool: EventSpool;
-  events: Map<string, EventRef[]>;
+export class StoredEvents {
+  // A calendar's refs by event id, made when one of its events is first looked up.
+  private readonly byId = new Map<string, Map<string, EventRef>>();
+
+  constructor(
+    readonly spool: EventSpool,
+    readonly events: Map<string, EventRef[]>,
+  ) {}
+
+  /** The last build's ref of an event, if it spooled one. */
+  ref(calendarId: string, eventId: string): EventRef | undefined {
+    let refs = this.byId.get(calendarId);
+    if (!refs) this.byId.set(calendarId, (refs = new Map((this.events.get(calendarId) ?? []).map((ref) => [ref.id, ref]))));
+    return refs.get(eventId);
+  }
 }
 
 /** The store in --cache-dir as a build finds it: header and record read, the rest on load(). */
@@ -168,11 +181,11 @@ class SectionReader {
   sections(file: string): StoreSections | undefined {
     const { crawl, history, rendered } = this;
     const calendars = history.calendars.filter((r) => r.removedAt === undefined).map((r) => r.calendar);
-    const events = new Map(calendars.map((c) => [c.id, this.events.get(c.id) ?? []]));
-    if (this.vouched && [...this.events.keys()].some((id) => !events.has(id))) return undefined;
-    const rows = { spool: EventSpool.open(file), events: this.events };
+    const listed = new Set(calendars.map((c) => c.id));
+    if (this.vouched && [...this.events.keys()].some((id) => !listed.has(id))) return undefined;
+    const rows = new StoredEvents(EventSpool.open(file), this.events);
     if (!this.vouched) return { crawl, history, rendered, rows };
-    return { crawl, history, rendered, rows, saved: { spool: rows.spool, calendars, notes: this.notes, events } };
+    return { crawl, history, rendered, rows, saved: { rows, calendars, notes: this.notes } };
   }
 
   // An event's row: its ref and history record, then its payload (skipped: read by offset) and a newline.
@@ -219,8 +232,6 @@ function parse(text: string): unknown {
   }
 }
 
-const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
-
 function isNotes(value: unknown): value is CalendarNotes {
   const { warnings, unreadable } = (value ?? {}) as Partial<CalendarNotes>;
   const tuples = (value: unknown, length: number): boolean => Array.isArray(value) && value.every((v) => isStrings(v) && v.length === length);
@@ -265,9 +276,6 @@ async function removeLegacy(cacheDir: string): Promise<string[]> {
   return found;
 }
 
-/** The rows a store begins with: the build's spool (made with headerLine()), or only a header line. */
-export type StoreRows = { spool: EventSpool } | { header: StoreHeader };
-
 /** The next store, written beside the current one: commit() adds the build record and makes it current. */
 export interface PreparedStore {
   commit(build: LastBuild | null): Promise<void>;
@@ -277,15 +285,14 @@ export interface PreparedStore {
 /** The first line of a store made for `header`. */
 export const headerLine = (header: StoreHeader): string => `${JSON.stringify({ calfeedStore: FORMAT, ...header })}\n`;
 
-/** Write the next store but its record: `rows`, then `tail` (storeTail()). */
-export async function prepareStore(cacheDir: string, rows: StoreRows, tail: Iterable<string>): Promise<PreparedStore> {
+/** Write the next store but its record: the build's spool (begun with headerLine()), then `tail` (storeTail()). */
+export async function prepareStore(cacheDir: string, spool: EventSpool, tail: Iterable<string>): Promise<PreparedStore> {
   await makeDir(cacheDir);
   const file = join(cacheDir, STORE_FILE);
   const temp = `${file}.${process.pid}.tmp`;
   const discard = (): Promise<void> => rm(temp, { force: true });
   try {
-    if ('spool' in rows) rows.spool.persist(temp);
-    else await writeFile(temp, headerLine(rows.header));
+    spool.persist(temp);
     await writePieces(temp, tail, 'a');
   } catch (error) {
     await discard();

@@ -104,7 +104,7 @@ export class HistoryTracker {
     const ids = this.idsOf(calendarId);
     this.byCalendar!.delete(calendarId);
     const removed: FeedEvent[] = [];
-    for (const id of ids) this.settle(id, removed, calendarSlug);
+    for (const id of ids) this.settle(id, removed, () => calendarSlug);
     return removed.sort(byCalendarAndId);
   }
 
@@ -114,19 +114,20 @@ export class HistoryTracker {
    */
   finish(slugOf: (calendarId: string) => string | undefined = () => undefined): { removed: FeedEvent[]; stableUntil: number } {
     const removed: FeedEvent[] = [];
-    for (let id = 0; id < this.previous.events.size; id++) this.settle(id, removed, undefined, slugOf);
+    for (let id = 0; id < this.previous.events.size; id++) this.settle(id, removed, slugOf);
     return { removed: removed.sort(byCalendarAndId), stableUntil: this.tombstonesUntil };
   }
 
   // The previous record `id`, if not seen nor settled: dropped after keepRemovedMs, else kept as a
-  // cancellation, its files where its calendar's are now (`calendarSlug`, else slugOf).
-  private settle(id: number, removed: FeedEvent[], calendarSlug?: string, slugOf?: (calendarId: string) => string | undefined): void {
+  // cancellation, its files where its calendar's are now (slugOf, else where they were).
+  private settle(id: number, removed: FeedEvent[], slugOf: (calendarId: string) => string | undefined): void {
     if (this.seen[id] !== 0) return;
     this.seen[id] = SETTLED;
     const previous = this.previous.events;
     const key = previous.keyAt(id);
+    const [calendarId, eventId] = JSON.parse(key) as [string, string];
     const recorded = previous.recordAt(id);
-    const slug = calendarSlug ?? slugOf?.((JSON.parse(key) as [string, string])[0]) ?? recorded.calendarSlug;
+    const slug = slugOf(calendarId) ?? recorded.calendarSlug;
     const before = slug === recorded.calendarSlug ? recorded : { ...recorded, calendarSlug: slug };
     const removedAt = before.removedAt ?? this.now;
     if (this.now - removedAt > this.keepRemovedMs) return;
@@ -135,7 +136,6 @@ export class HistoryTracker {
       before.removedAt === undefined ? { ...before, removedAt, changedAt: this.now, sequence: before.sequence + 1 } : { ...before };
     if (before.removedAt === undefined) this.counts.removed++;
     this.removedRecords.set(key, record);
-    const [calendarId, eventId] = JSON.parse(key) as [string, string];
     removed.push({
       calendarId,
       calendarSlug: record.calendarSlug,

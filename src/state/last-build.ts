@@ -55,7 +55,8 @@ export function parseLastBuild(doc: unknown, inputs: string): LastBuild | undefi
   };
 }
 
-function isStrings(value: unknown): value is string[] {
+/** Whether a parsed value is an array of strings. */
+export function isStrings(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((w) => typeof w === 'string');
 }
 

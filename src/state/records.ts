@@ -1,9 +1,6 @@
-// Event history records, kept compact: at 100,000 events the history of the last build and the
-// one being made were two dictionaries of 100,000 small objects each (about 700 bytes an event
-// with their strings and boxed numbers), all traced by the garbage collector on every full
-// collection. Here a record is its key in a StringIndex and its JSON text as UTF-8 bytes in one
-// arena (about 300 bytes, no object), parsed only when asked for. The render fingerprint, the one
-// field set after a record is stored, lives beside the text.
+// Event history records, kept compact: a record is its key in a StringIndex and its JSON text in
+// one UTF-8 arena (about 300 bytes, no object for the collector to trace; an object cost 700),
+// parsed only when asked for. The render fingerprint, set after a record is stored, lives beside it.
 
 import type { EventWhen } from '../model.js';
 import { StringIndex } from '../string-index.js';
@@ -48,12 +45,6 @@ export class HistoryRecords {
     return this.index.keyAt(id);
   }
 
-  /** A fresh copy of the record (changing it changes nothing here); undefined when absent. */
-  get(key: string): EventRecord | undefined {
-    const id = this.index.get(key);
-    return id < 0 ? undefined : this.recordAt(id);
-  }
-
   set(key: string, record: EventRecord): void {
     const { rendered, ...rest } = record;
     const id = this.index.add(key);
@@ -86,14 +77,6 @@ export class HistoryRecords {
     return id < 0 ? undefined : this.fingerprints[id];
   }
 
-  *keys(): Generator<string> {
-    yield* this.index.keys();
-  }
-
-  *entries(): Generator<[string, EventRecord]> {
-    for (let id = 0; id < this.index.size; id++) yield [this.index.keyAt(id), this.recordAt(id)];
-  }
-
   /**
    * Each record as `[key JSON, record JSON]`, made from the stored text without parsing it: the
    * history file is written from these.
@@ -107,14 +90,7 @@ export class HistoryRecords {
     }
   }
 
-  /** The plain object the history file holds (JSON.stringify of a state uses it). */
-  toJSON(): Record<string, EventRecord> {
-    const out: Record<string, EventRecord> = {};
-    for (const [key, record] of this.entries()) out[key] = record;
-    return out;
-  }
-
-  /** A fresh copy of the record with this id (see idOf). */
+  /** A fresh copy of the record with this id (see idOf): changing it changes nothing here. */
   recordAt(id: number): EventRecord {
     const record = JSON.parse(this.textAt(id)) as EventRecord;
     const fingerprint = this.fingerprints[id];

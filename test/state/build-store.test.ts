@@ -15,6 +15,7 @@ import { emptyHistory, HistoryTracker, liveRecord } from '../../src/state/histor
 import type { LastBuild } from '../../src/state/last-build.js';
 import type { RenderedGroup } from '../../src/state/rendered.js';
 import { sampleEvent } from '../fixtures/sample.js';
+import { recordEntries, recordOf } from '../support/records.js';
 
 const CALENDARS: Calendar[] = [
   { id: 'arts', slug: 'arts', title: 'Arts', timeZone: 'Europe/Vilnius' },
@@ -80,7 +81,7 @@ async function saveThree(): Promise<Map<string, EventRef[]>> {
   crawl.recordEvent('arts', 'a', { entry: HASH, checkedAt: 7 });
   // One removed event, whose record is not in an event's row.
   const history = [['"[\\"gone\\",\\"g\\"]"', liveRecord({ ...eventOf('gone', 'g'), firstSeen: 1, changedAt: 1, sequence: 1 }, undefined).replace('{', '{"removedAt":5,')]] as Array<[string, string]>;
-  const prepared = await prepareStore(cache, { spool }, storeTail({ crawl, notes: NOTES, history, calendars: RECORDS, rendered: RENDERED }));
+  const prepared = await prepareStore(cache, spool, storeTail({ crawl, notes: NOTES, history, calendars: RECORDS, rendered: RENDERED }));
   // Moved out of the staging folder at once, made current only on commit.
   expect(await readdir(staging)).toEqual([]);
   expect(existsSync(file())).toBe(false);
@@ -101,18 +102,18 @@ describe('the build store', () => {
     expect(saved.calendars).toEqual(CALENDARS);
     expect(saved.notes).toEqual(NOTES);
     expect(sections.history.calendars).toEqual(RECORDS);
-    expect(sections.history.events.get('["arts","b"]')).toMatchObject({ rendered: 'fingerprint-1', title: 'Ąžuolas b "quoted" \u2028 🌳', sequence: 0 });
-    expect([...sections.history.events.keys()]).toEqual(['["arts","a"]', '["arts","b"]', '["sport","c"]', '["gone","g"]']);
-    expect(sections.history.events.get('["gone","g"]')).toMatchObject({ removedAt: 5, sequence: 1 });
+    expect(recordOf(sections.history.events, '["arts","b"]')).toMatchObject({ rendered: 'fingerprint-1', title: 'Ąžuolas b "quoted" \u2028 🌳', sequence: 0 });
+    expect(recordEntries(sections.history.events).map(([key]) => key)).toEqual(['["arts","a"]', '["arts","b"]', '["sport","c"]', '["gone","g"]']);
+    expect(recordOf(sections.history.events, '["gone","g"]')).toMatchObject({ removedAt: 5, sequence: 1 });
     expect([...sections.rendered].map(([k, v]) => [k, v.input, v.until, { ...v.files }])).toEqual([...RENDERED].map(([k, v]) => [k, v.input, v.until, v.files]));
     expect(sections.crawl.previousEvent('arts', 'a')).toEqual({ entry: HASH, checkedAt: 7 });
     for (const [calendarId, refs] of events) {
-      const back = saved.events.get(calendarId)!;
+      const back = saved.rows.events.get(calendarId)!;
       expect(back).toEqual(refs);
-      expect(saved.spool.events(back)).toEqual(refs.map((ref) => eventOf(calendarId, ref.id)));
-      expect(saved.spool.vevent(back[0]!).toString()).toBe(`BEGIN:VEVENT\r\nUID:${refs[0]!.id}\r\nEND:VEVENT\r\n`);
+      expect(saved.rows.spool.events(back)).toEqual(refs.map((ref) => eventOf(calendarId, ref.id)));
+      expect(saved.rows.spool.vevent(back[0]!).toString()).toBe(`BEGIN:VEVENT\r\nUID:${refs[0]!.id}\r\nEND:VEVENT\r\n`);
     }
-    saved.spool.dispose();
+    saved.rows.spool.dispose();
     // Reading does not delete it: the next build may read it again.
     expect(existsSync(file())).toBe(true);
     // Without the events asked for, none are read.
@@ -167,7 +168,7 @@ describe('the build store', () => {
     const before = await readFile(file());
     const spool = EventSpool.create(staging, headerLine(HEADER));
     spool.add(sampleEvent(), { vevent: 'V', items: '', record: '{}' }, { start: 1, end: 2, stamp: 0, pageStart: 1, pageEnd: 2, cancelled: false, placeless: false, categories: [] });
-    const prepared = await prepareStore(cache, { spool }, storeTail({ history: [], calendars: [], rendered: new Map() }));
+    const prepared = await prepareStore(cache, spool, storeTail({ history: [], calendars: [], rendered: new Map() }));
     await prepared.discard();
     expect(await readdir(cache)).toEqual(['build-store']);
     expect(await readFile(file())).toEqual(before);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HistoryRecords, type EventRecord } from '../../src/state/records.js';
+import { recordEntries, recordOf } from '../support/records.js';
 
 const record = (title: string, extra: Partial<EventRecord> = {}): EventRecord => ({
   firstSeen: 1_772_000_000_000,
@@ -21,13 +22,13 @@ describe('HistoryRecords', () => {
     expect(records.size).toBe(2);
     expect(records.setRendered('["a","1"]', 'fp-1')).toBe(true);
     expect(records.setRendered('["a","3"]', 'fp-3')).toBe(false);
-    const first = records.get('["a","1"]')!;
+    const first = recordOf(records, '["a","1"]')!;
     expect(first).toEqual({ ...record('Ąžuolas \u2028 "quoted" 😀'), rendered: 'fp-1' });
     first.title = 'changed';
-    expect(records.get('["a","1"]')!.title).toBe('Ąžuolas \u2028 "quoted" 😀');
+    expect(recordOf(records, '["a","1"]')!.title).toBe('Ąžuolas \u2028 "quoted" 😀');
     expect(records.rendered('["a","2"]')).toBe('fp-2');
-    expect(records.get('["a","3"]')).toBeUndefined();
-    expect([...records.keys()]).toEqual(['["a","1"]', '["a","2"]']);
+    expect(recordOf(records, '["a","3"]')).toBeUndefined();
+    expect(recordEntries(records).map(([key]) => key)).toEqual(['["a","1"]', '["a","2"]']);
   });
 
   it('writes each record as the JSON the history file holds, without parsing it back', () => {
@@ -37,7 +38,6 @@ describe('HistoryRecords', () => {
     const texts = [...records.texts()];
     expect(texts.map(([key]) => JSON.parse(key))).toEqual(['["a","1"]', '["b","2"]']);
     expect(texts.map(([, json]) => JSON.parse(json))).toEqual([record('One'), { ...record('Two'), rendered: 'fp' }]);
-    expect(JSON.parse(JSON.stringify(records))).toEqual({ '["a","1"]': record('One'), '["b","2"]': { ...record('Two'), rendered: 'fp' } });
   });
 
   it('replaces a record set again under the same key, keeping its place', () => {
@@ -45,7 +45,7 @@ describe('HistoryRecords', () => {
     records.set('x', record('Old', { rendered: 'old' }));
     records.set('y', record('Y'));
     records.set('x', record('New'));
-    expect([...records.entries()]).toEqual([
+    expect(recordEntries(records)).toEqual([
       ['x', record('New')],
       ['y', record('Y')],
     ]);
@@ -54,7 +54,7 @@ describe('HistoryRecords', () => {
   it('holds 50,000 records (arena growth) and finds each', () => {
     const records = new HistoryRecords();
     for (let i = 0; i < 50_000; i++) records.set(`k${i}`, record(`Title ${i} ${'x'.repeat(i % 50)}`));
-    for (let i = 0; i < 50_000; i += 997) expect(records.get(`k${i}`)!.title).toBe(`Title ${i} ${'x'.repeat(i % 50)}`);
+    for (let i = 0; i < 50_000; i += 997) expect(recordOf(records, `k${i}`)!.title).toBe(`Title ${i} ${'x'.repeat(i % 50)}`);
     expect(records.size).toBe(50_000);
   });
 });

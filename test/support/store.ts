@@ -1,10 +1,17 @@
 // The build store as tests handle it: what a cold build starts from, and damage done on purpose.
 
-import { readFile, truncate, appendFile } from 'node:fs/promises';
+import { readFile, truncate, appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BuildStore, prepareStore, STORE_FILE, storeTail } from '../../src/state/build-store.js';
+import { EventSpool } from '../../src/pipeline/spool.js';
+import { BuildStore, headerLine, prepareStore, STORE_FILE, storeTail, type StoreHeader } from '../../src/state/build-store.js';
 import type { LastBuild } from '../../src/state/last-build.js';
 import type { CrawlCache } from '../../src/crawl/index.js';
+
+/** A spool holding only the header of a store for `header`, in the cache folder `dir`. */
+async function headerOnly(dir: string, header: StoreHeader): Promise<EventSpool> {
+  await mkdir(dir, { recursive: true });
+  return EventSpool.create(dir, headerLine(header));
+}
 
 /** The store file in a cache folder. */
 export const storeFile = (cache: string): string => join(cache, STORE_FILE);
@@ -15,7 +22,7 @@ export async function copyHistory(from: string, to: string): Promise<void> {
   if (!store.header) return;
   const { sections } = store.load(store.header.portal, false);
   const tail = storeTail({ history: sections.history.events.texts(), calendars: sections.history.calendars, rendered: new Map() });
-  await (await prepareStore(to, { header: store.header }, tail)).commit(null);
+  await (await prepareStore(to, await headerOnly(to, store.header), tail)).commit(null);
 }
 
 /** The record of the last build, as the next build reads it. */
@@ -37,7 +44,7 @@ export async function replaceRecord(cache: string, line?: (at: number) => string
 /** A store holding only the crawl cache's entries (recorded this run), made for `portal`. */
 export async function saveCache(cache: CrawlCache, dir: string, portal = 'embedded demo'): Promise<void> {
   const tail = storeTail({ crawl: cache, history: [], calendars: [], rendered: new Map() });
-  await (await prepareStore(dir, { header: { portal, inputs: '' } }, tail)).commit(null);
+  await (await prepareStore(dir, await headerOnly(dir, { portal, inputs: '' }), tail)).commit(null);
 }
 
 /** The crawl cache in a cache folder's store (for `portal`, or for whichever portal it was made for), and why it is empty when it is. */
