@@ -55,11 +55,6 @@ export class StringIndex {
     return this.bytes.text(this.addresses.get(id), this.lengths.get(id));
   }
 
-  /** Keys in id order. */
-  *keys(): Generator<string> {
-    for (let id = 0; id < this.count; id++) yield this.keyAt(id);
-  }
-
   private find(): number {
     const mask = this.slots.length - 1;
     for (let s = this.scratchHash & mask; ; s = (s + 1) & mask) {

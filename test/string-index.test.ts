@@ -28,7 +28,7 @@ describe('StringIndex', () => {
       expect(id).toBe(oracle.get(key));
     }
     expect(index.size).toBe(oracle.size);
-    expect([...index.keys()]).toEqual([...oracle.keys()]);
+    expect(Array.from({ length: index.size }, (_, id) => index.keyAt(id))).toEqual([...oracle.keys()]);
     for (const [key, id] of oracle) {
       expect(index.get(key)).toBe(id);
       expect(index.keyAt(id)).toBe(key);

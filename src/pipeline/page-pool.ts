@@ -66,9 +66,9 @@ export interface CalendarJob {
   spool: string;
   /** Every live event of the calendar, sorted (compareRefs): spans() of their refs. */
   list: Float64Array;
-  /** The calendar feeds' items (what selectFeedEvents picks of them): itemSpans() of their refs. */
+  /** The calendar feeds' items (its first feedLimit upcoming events): itemSpans() of their refs. */
   feed: Float64Array;
-  /** When the feeds were last changed: the newest item's stamp, else newestStamp of all its events. */
+  /** When the feeds were last changed: the newest item's stamp, else the newest of all its events'. */
   updated: number;
 }
 

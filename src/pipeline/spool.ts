@@ -85,7 +85,7 @@ function parseRef(text: string): Omit<EventRef, 'at'> | undefined {
 /** What the build works out about an event as it spools it: the ref's fields besides its place in the file. */
 export type RefFacts = Omit<EventRef, 'calendarId' | 'id' | 'at' | 'jsonBytes' | 'veventBytes' | 'itemsBytes'>;
 
-/** Orders refs like sortByStart orders events: start, then calendar id, then event id (code units). */
+/** Orders refs by start, then calendar id, then event id (code units): the order of every file that lists events. */
 export function compareRefs(a: Pick<EventRef, 'start' | 'calendarId' | 'id'>, b: Pick<EventRef, 'start' | 'calendarId' | 'id'>): number {
   return a.start - b.start || compareStrings(a.calendarId, b.calendarId) || compareStrings(a.id, b.id);
 }
