@@ -83,3 +83,8 @@ export class PagedBytes {
     return this.pages[Math.floor(address / PAGE_STRIDE)]!.toString('utf8', at, at + length);
   }
 }
+
+/** A byte element (view()) as hex, without copying it first. */
+export function hexOf(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
+}

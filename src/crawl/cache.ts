@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { AppendFile } from '../append-file.js';
 import { isObject } from '../normalize/record.js';
-import { PagedArray } from '../paged.js';
+import { hexOf, PagedArray } from '../paged.js';
 import { StringIndex } from '../string-index.js';
 
 export interface PageEntry {
@@ -178,7 +178,7 @@ class Tables {
   private docAt(key: string, i: number): DocEntry {
     const odd = this.docOdd.get(i);
     if (odd !== undefined) return odd;
-    const sha256 = hexAt(this.docHashes, i);
+    const sha256 = hexOf(this.docHashes.view(i));
     // Keys in the order the crawler writes them, so a saved entry reads the same as before.
     const page = { url: this.docUrls[i] ?? key } as PageEntry;
     const etag = this.docEtags[i];
@@ -190,7 +190,7 @@ class Tables {
   }
 
   private eventAt(i: number): EventEntry {
-    return { entry: this.eventOdd.get(i) ?? hexAt(this.eventHashes, i), checkedAt: this.eventChecked.get(i) };
+    return { entry: this.eventOdd.get(i) ?? hexOf(this.eventHashes.view(i)), checkedAt: this.eventChecked.get(i) };
   }
 
   // Last-Modified values repeat across a portal's documents: keep one string per value (bounded).
@@ -234,11 +234,6 @@ class EntryLog {
       yield [line.slice(1, tab), line.slice(tab + 1)];
     }
   }
-}
-
-function hexAt(digests: PagedArray<Uint8Array<ArrayBuffer>>, i: number): string {
-  const digest = digests.view(i);
-  return Buffer.from(digest.buffer, digest.byteOffset, DIGEST).toString('hex');
 }
 
 // One saved doc, taken only when well formed.

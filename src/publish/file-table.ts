@@ -1,7 +1,7 @@
 // A compact table of files: path -> size, SHA-256 and flags, for the 300,000+ files of a large
 // build: paths in a StringIndex, the rest in paged typed arrays (paged.ts), no object per file.
 
-import { PagedArray } from '../paged.js';
+import { hexOf, PagedArray } from '../paged.js';
 import { StringIndex } from '../string-index.js';
 import type { StagedFile } from './staging.js';
 
@@ -205,11 +205,6 @@ export class FileTable implements ReadonlyMap<string, StagedFile> {
   }
 
   private record(i: number): StagedFile {
-    return { bytes: this.sizes.get(i), sha256: this.odd.get(i) ?? this.hexAt(i), changed: (this.flags.get(i) & CHANGED) === CHANGED };
-  }
-
-  private hexAt(i: number): string {
-    const d = this.digests.view(i);
-    return Buffer.from(d.buffer, d.byteOffset, DIGEST).toString('hex');
+    return { bytes: this.sizes.get(i), sha256: this.odd.get(i) ?? hexOf(this.digests.view(i)), changed: (this.flags.get(i) & CHANGED) === CHANGED };
   }
 }
