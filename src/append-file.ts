@@ -96,8 +96,8 @@ export class AppendFile {
     }
   }
 
-  /** Write what is gathered, so that another reader of the file (a page worker) finds every byte appended so far. */
-  flush(): void {
+  /** Write what is gathered to the file. */
+  private flush(): void {
     if (this.fill === 0) return;
     const fill = this.fill;
     this.fill = 0;

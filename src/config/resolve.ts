@@ -57,7 +57,7 @@ export interface ResolvedConfig extends HttpSettings {
   cacheDir: string;
   detailsMaxAgeMs: number;
   allowShrink: boolean;
-  /** Page-rendering threads (0: everything in the main thread, no writer thread either); default: by the cores. */
+  /** 0: everything in the main thread; more: files are written by a thread of their own; default: by the cores. */
   threads?: number;
   json: boolean;
   quiet: boolean;

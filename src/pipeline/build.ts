@@ -78,7 +78,6 @@ async function buildFrom(run: BuildRun, source: PortalSource): Promise<BuildSumm
     }
     throw error;
   } finally {
-    await build?.pages.close().catch(() => undefined);
     await client.close().catch(() => undefined);
     await lock.release().catch(() => undefined);
   }

@@ -15,7 +15,7 @@ import { inFeedWindow } from '../render/syndication/index.js';
 import type { CalendarFiles } from './calendar-files.js';
 import type { EventFiles } from './event-files.js';
 import { icsChunks, icsEntries, liveEntries, type IcsEntry } from './ics-entries.js';
-import type { CalendarJob, PageRenderer } from './page-pool.js';
+import type { PageRenderer } from './page-render.js';
 import type { SpooledRefs } from './gather.js';
 import { sortedPositions } from './ref-list.js';
 import { renderCategories, stageFeeds, writeFeeds } from './render-categories.js';
@@ -34,7 +34,7 @@ export interface RenderInput {
   site: SiteContext;
   /** Renders the index and assets. */
   html: HtmlRenderer;
-  /** Renders a calendar's feeds and pages (on a worker while it has threads). */
+  /** Renders a calendar's feeds and pages. */
   pages: PageRenderer;
   /** Writes event pages and .ics; live events went through it during the crawl already. */
   eventFiles: EventFiles;
@@ -93,17 +93,11 @@ export class SiteRenderer {
     const { ics, keys, list, feed, updated } = this.take(cal, events, gone, site);
     const files = CALENDAR_FILES.map((name) => paths.calendar(cal.slug, name));
     const until = await calendarFiles.write(`calendar ${cal.id}`, keys.files, files, async () => {
-      // Feeds and pages render on a worker while this thread writes calendar.ics; without one,
-      // after it, once its entries are let go, so the pages' events are not in memory beside them.
-      const job = (): CalendarJob => ({ cal, calendars, spool: spool.readableFile(), list, feed, updated });
-      const rendering = pages.threads > 0 ? pages.calendar(job()) : undefined;
-      try {
-        await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(ctx, cal, calendars, site), ics, spool));
-      } finally {
-        await rendering?.catch(() => undefined);
-      }
+      // The feeds and pages render after calendar.ics, once its entries are let go, so the pages'
+      // events are not in memory beside them.
+      await staging.writeChunks(paths.calendar(cal.slug, 'calendar.ics'), icsChunks(icsHeader(ctx, cal, calendars, site), ics, spool));
       ics.length = 0;
-      const files = await (rendering ?? pages.calendar(job()));
+      const files = pages.calendar({ cal, calendars, read: spool.text, list, feed, updated });
       await writeFeeds(staging, (name) => paths.calendar(cal.slug, name), files);
       await staging.writeChunks(paths.calendar(cal.slug, 'index.html'), files.index);
       await staging.writeChunks(paths.calendar(cal.slug, 'past.html'), files.past);

@@ -16,7 +16,7 @@ import type { BuildRun } from './build.js';
 import { CalendarFiles } from './calendar-files.js';
 import { EventFiles } from './event-files.js';
 import { crawlPortal, recordsFailures, type Gathered, type SpooledRefs } from './gather.js';
-import { createPageRenderer, type PageRenderer } from './page-pool.js';
+import { PageRenderer } from './page-render.js';
 import { siteWarnings } from './placeless.js';
 import type { RenderPlan } from './plan.js';
 import { SiteRenderer } from './render-site.js';
@@ -26,16 +26,10 @@ import type { SummaryCounts } from './summary.js';
 
 const DAY_MS = 86_400_000;
 
-/**
- * Pages' worth of rendering (an event page is one, a calendar's files half a page per event) done in
- * the main thread before page workers start: below it they cost more than they bought (docs/performance.md).
- */
-const START_WORKERS_AFTER = 8000;
-
-/** --threads: page workers (undefined: by the cores), and whether files are written in a thread of their own. */
-function threadsOf(run: BuildRun): { pages: number | undefined; writer: boolean | undefined } {
+/** --threads: whether files are written in a thread of their own (undefined: by the cores). */
+function writerThread(run: BuildRun): boolean | undefined {
   const { threads } = run.loaded.config;
-  return { pages: threads, writer: threads === undefined ? undefined : threads > 0 };
+  return threads === undefined ? undefined : threads > 0;
 }
 
 /** What rendering left for the steps after it. */
@@ -75,7 +69,7 @@ export class SiteBuild {
   static async start(run: BuildRun, plan: RenderPlan, outDir: string, timeZone: string): Promise<SiteBuild> {
     let staging: Staging | undefined;
     try {
-      staging = await createStaging(outDir, { published: plan.published, onWarning: (m) => run.log.warn(m), writerThread: threadsOf(run).writer });
+      staging = await createStaging(outDir, { published: plan.published, onWarning: (m) => run.log.warn(m), writerThread: writerThread(run) });
       return new SiteBuild(run, plan, staging, timeZone);
     } catch (error) {
       plan.sections.rows?.spool.dispose();
@@ -94,14 +88,11 @@ export class SiteBuild {
     this.staging = staging;
     this.site = siteContext(config, timeZone, run.now);
     this.tracker = new HistoryTracker(plan.sections.history, run.now, config.keepRemovedDays * DAY_MS);
-    // By the cores, page workers start only once the build has enough to render (DeferredPool).
-    const startAfter = config.threads === undefined ? START_WORKERS_AFTER : 0;
-    this.pages = createPageRenderer(this.ctx, plan.html, this.site, config.templates, threadsOf(run).pages, startAfter);
+    this.pages = new PageRenderer(this.ctx, plan.html, this.site);
     this.eventFiles = new EventFiles(this.ctx, staging, this.pages, plan.html.fingerprint, this.site, this.tracker, plan.sections.rows);
     this.calendarFiles = new CalendarFiles(staging, plan.sections.rendered, run.now);
-    const pages = startAfter > 0 && this.pages.maxThreads > 0 ? `up to ${this.pages.maxThreads} rendering pages once more than ${startAfter} are to render` : `${this.pages.maxThreads} rendering pages`;
     const by = config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
-    run.log.debug(`threads: ${pages}, ${staging.writerThread ? 'one' : 'none'} writing files (${by})`);
+    run.log.debug(`threads: ${staging.writerThread ? 'one' : 'none'} writing files beside this one (${by})`);
   }
 
   /** The events to render: a crawl that takes what still stands from the store and writes each other event's files as it goes. */
@@ -112,11 +103,9 @@ export class SiteBuild {
     cache.spillTo(staging.dir);
     const spool = (this.spool = EventSpool.create(staging.dir, headerLine({ portal: this.plan.portal, inputs: this.plan.inputs })));
     const calendarSegments = new Map(sections.history.calendars.map((r) => [r.calendar.id, r.calendar.slug]));
-    let calendarsDone = 0;
-    // A calendar's files are rendered once its events are all in, while the crawl goes on; the last
-    // is left to render(), after the page workers stop (its pages beside a worker's heap set the peak).
+    // A calendar's files are rendered once its events are all in, while the crawl goes on.
     const onCalendarDone = async (calendars: Calendar[], calendar: Calendar, events: SpooledRefs): Promise<void> => {
-      if (++calendarsDone < calendars.length) await this.renderer(calendars).calendar(calendar, events, this.tracker.finishCalendar(calendar.id, calendar.slug));
+      await this.renderer(calendars).calendar(calendar, events, this.tracker.finishCalendar(calendar.id, calendar.slug));
     };
     const { ctx, site, tracker, eventFiles } = this;
     return crawlPortal({ run: this.run, client, cache, staging, site, ctx, tracker, eventFiles, spool, lastSpool: sections.saved, probe: this.plan.probe, calendarSegments, started, onCalendarDone });
@@ -127,8 +116,6 @@ export class SiteBuild {
     const { config } = this.run.loaded;
     const { now } = this.run;
     const { calendars, events } = gathered;
-    // Every live event's page is rendered: the rest of the build renders in this thread.
-    await this.pages.stopThreads();
     // Calendars no longer listed keep their folders, their events cancelled, as removed events do.
     const calendarHistory = settleCalendars(this.plan.sections.history.calendars, calendars, now, config.keepRemovedDays * DAY_MS);
     const slugs = new Map([...calendarHistory.removed, ...calendars].map((c) => [c.id, c.slug]));

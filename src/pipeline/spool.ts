@@ -114,15 +114,6 @@ export function spans(refs: readonly EventRef[]): Float64Array {
 /** Reads `length` bytes at `at` of a spool, as text. */
 export type SpoolRead = (at: number, length: number) => string;
 
-/** The reader of the spool file open as `fd`. */
-export function fdRead(fd: number): SpoolRead {
-  return (at, length) => {
-    const bytes = readAt(fd, at, length, scratch(length));
-    if (!bytes) throw new Error('internal: the event spool ended early');
-    return bytes.toString('utf8');
-  };
-}
-
 /** The events at `pairs` (spans()) of a spool, each given to `take`. */
 export function readSpans<T>(read: SpoolRead, pairs: Float64Array, take: (event: FeedEvent) => T): T[] {
   const events: T[] = [];
@@ -235,12 +226,6 @@ export class EventSpool {
 
   /** This spool's reader (SpoolRead), into this thread's scratch(). */
   readonly text: SpoolRead = (at, length) => this.data.read(at, length, scratch(length)).toString('utf8');
-
-  /** The spool's file, flushed: another thread may read events from it while this one appends. */
-  readableFile(): string {
-    if (this.data instanceof AppendFile) this.data.flush();
-    return this.file;
-  }
 
   /** The feed items spooled for a ref ('' when none were: the event had ended). */
   itemsOf(ref: EventRef): string {

@@ -1,6 +1,6 @@
 // What one build's rendering remembers (zone offsets, Intl formatters, descriptions as text...):
-// kept in a context each build (and each page worker) creates, never in module-level maps, so two
-// builds in one process share nothing. Why each memo pays is said where it is used.
+// kept in a context each build creates, never in module-level maps, so two builds in one process
+// share nothing. Why each memo pays is said where it is used.
 
 import type sanitize from 'sanitize-html';
 import type { CalendarShared } from './html/view.js';
@@ -38,7 +38,7 @@ export interface RenderContext {
   readonly feedLabels: StringMemo;
 }
 
-/** A context with nothing remembered: one per build, and one per page worker thread. */
+/** A context with nothing remembered: one per build. */
 export function createRenderContext(): RenderContext {
   return {
     zones: new Map(),

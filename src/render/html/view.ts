@@ -209,8 +209,8 @@ export interface CalendarShared {
   calendar: { title: string; href: string; timeZone: string };
 }
 
-// Keyed by slug, not by the Calendar object: a page worker's jobs each bring their own copy. Past
-// MAX_SHARED the cache starts over.
+// Keyed by slug, not by the Calendar object (one calendar may come as several). Past MAX_SHARED
+// the cache starts over.
 const MAX_SHARED = 4096;
 
 function calendarShared(c: Scope, cal: Calendar): CalendarShared {
