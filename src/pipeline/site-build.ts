@@ -53,7 +53,7 @@ export interface Published {
 
 /** One build past its plan: the parts it renders with, each step a method, and what a failure lets go. */
 export class SiteBuild {
-  readonly pages: PageRenderer;
+  private readonly pages: PageRenderer;
   private readonly site: SiteContext;
   private readonly tracker: HistoryTracker;
   private readonly ctx = createRenderContext();
@@ -69,7 +69,7 @@ export class SiteBuild {
   static async start(run: BuildRun, plan: RenderPlan, outDir: string, timeZone: string): Promise<SiteBuild> {
     let staging: Staging | undefined;
     try {
-      staging = await createStaging(outDir, { published: plan.published, onWarning: (m) => run.log.warn(m), writerThread: writerThread(run) });
+      staging = await createStaging(outDir, { published: plan.published, onWarning: (m) => run.log.warn(m), writerThread: writerThread(run), signal: run.signal });
       return new SiteBuild(run, plan, staging, timeZone);
     } catch (error) {
       plan.sections.rows?.spool.dispose();
