@@ -216,19 +216,19 @@ export class Collector implements CrawlSink {
   // none, or the calendar is not the same as then (its events may not stand in for a new reading).
   private readonly stored = new Map<string, StoredNotes | null>();
   private storedNotes(calendar: Calendar): StoredNotes | null {
-    let rows = this.stored.get(calendar.id);
-    if (rows === undefined) {
+    let found = this.stored.get(calendar.id);
+    if (found === undefined) {
       const before = this.saved?.calendars.find((c) => c.id === calendar.id);
       const notes = this.saved?.notes.get(calendar.id);
-      rows = null;
+      found = null;
       if (before && notes && JSON.stringify(before) === JSON.stringify(calendar)) {
-        rows = { unreadable: new Map(), warnings: new Map() };
-        for (const [eventId, code, message] of notes.unreadable) rows.unreadable.set(eventId, [code, message]);
-        for (const [eventId, message] of notes.warnings) rows.warnings.set(eventId, [...(rows.warnings.get(eventId) ?? []), message]);
+        found = { unreadable: new Map(), warnings: new Map() };
+        for (const [eventId, code, message] of notes.unreadable) found.unreadable.set(eventId, [code, message]);
+        for (const [eventId, message] of notes.warnings) found.warnings.set(eventId, [...(found.warnings.get(eventId) ?? []), message]);
       }
-      this.stored.set(calendar.id, rows);
+      this.stored.set(calendar.id, found);
     }
-    return rows;
+    return found;
   }
 
   /** A warning about one of a calendar's events, given now and recorded with the calendar. */
