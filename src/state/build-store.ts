@@ -193,6 +193,7 @@ class SectionReader {
     const listed = new Set(calendars.map((c) => c.id));
     if (this.vouched && [...this.events.keys()].some((id) => !listed.has(id))) return undefined;
     const rows = new StoredEvents(EventSpool.open(file), this.events);
+    history.events.readFrom(rows.spool.text);
     if (!this.vouched) return { crawl, history, rendered, rows };
     return { crawl, history, rendered, rows, saved: { rows, calendars, notes: this.notes } };
   }
@@ -203,8 +204,10 @@ class SectionReader {
     const record = parsed && parse(parsed.record);
     if (!parsed || !isEventRecord(record)) return false;
     const { ref } = parsed;
-    this.history.events.set(JSON.stringify([ref.calendarId, ref.id]), record);
     const at = lines.offset;
+    // The record stays in the row (the head line ends with it, after the ref's tab): most events are taken whole.
+    const tab = line.indexOf(9, 2);
+    this.history.events.setAt(JSON.stringify([ref.calendarId, ref.id]), record.rendered, at - line.length + tab, line.length - tab - 1);
     lines.skip(ref.jsonBytes + ref.veventBytes + ref.itemsBytes);
     if (lines.line(0)?.length !== 0) return false;
     let list = this.events.get(ref.calendarId);
