@@ -17,6 +17,7 @@ import { appendFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrawlCache } from '../crawl/cache.js';
 import type { Calendar } from '../model.js';
+import { RefList } from '../pipeline/ref-list.js';
 import { EventSpool, parseRowHead, type EventRef } from '../pipeline/spool.js';
 import { ByteLines } from '../read-lines.js';
 import { makeDir } from '../make-dir.js';
@@ -71,19 +72,27 @@ export interface StoreSections {
 
 /** The last build's spooled events: refs by calendar id, in the order the build spooled them. */
 export class StoredEvents {
-  // A calendar's refs by event id, made when one of its events is first looked up.
-  private readonly byId = new Map<string, Map<string, EventRef>>();
+  // A calendar's positions in its RefList by event id, made when one of its events is first looked up.
+  private readonly byId = new Map<string, Map<string, number>>();
 
   constructor(
     readonly spool: EventSpool,
-    readonly events: Map<string, EventRef[]>,
+    // Packed (RefList), not an object per ref: the build holds them all until its end.
+    readonly events: Map<string, RefList>,
   ) {}
 
-  /** The last build's ref of an event, if it spooled one. */
+  /** The last build's ref of an event (a new object), if it spooled one. */
   ref(calendarId: string, eventId: string): EventRef | undefined {
-    let refs = this.byId.get(calendarId);
-    if (!refs) this.byId.set(calendarId, (refs = new Map((this.events.get(calendarId) ?? []).map((ref) => [ref.id, ref]))));
-    return refs.get(eventId);
+    const refs = this.events.get(calendarId);
+    if (!refs) return undefined;
+    let positions = this.byId.get(calendarId);
+    if (!positions) {
+      positions = new Map();
+      for (let i = 0; i < refs.length; i++) positions.set(refs.at(i).id, i);
+      this.byId.set(calendarId, positions);
+    }
+    const i = positions.get(eventId);
+    return i === undefined ? undefined : refs.at(i);
   }
 }
 
@@ -161,7 +170,7 @@ class SectionReader {
   private readonly history = emptyHistory();
   private readonly rendered = new Map<string, RenderedGroup>();
   private readonly notes = new Map<string, CalendarNotes>();
-  private readonly events = new Map<string, EventRef[]>();
+  private readonly events = new Map<string, RefList>();
 
   constructor(private readonly vouched: boolean) {}
 
@@ -184,6 +193,7 @@ class SectionReader {
     const listed = new Set(calendars.map((c) => c.id));
     if (this.vouched && [...this.events.keys()].some((id) => !listed.has(id))) return undefined;
     const rows = new StoredEvents(EventSpool.open(file), this.events);
+    history.events.readFrom(rows.spool.text);
     if (!this.vouched) return { crawl, history, rendered, rows };
     return { crawl, history, rendered, rows, saved: { rows, calendars, notes: this.notes } };
   }
@@ -194,13 +204,15 @@ class SectionReader {
     const record = parsed && parse(parsed.record);
     if (!parsed || !isEventRecord(record)) return false;
     const { ref } = parsed;
-    this.history.events.set(JSON.stringify([ref.calendarId, ref.id]), record);
     const at = lines.offset;
+    // The record stays in the row (the head line ends with it, after the ref's tab): most events are taken whole.
+    const tab = line.indexOf(9, 2);
+    this.history.events.setAt(JSON.stringify([ref.calendarId, ref.id]), record.rendered, at - line.length + tab, line.length - tab - 1);
     lines.skip(ref.jsonBytes + ref.veventBytes + ref.itemsBytes);
     if (lines.line(0)?.length !== 0) return false;
-    const list = this.events.get(ref.calendarId);
-    if (list) list.push({ ...ref, at });
-    else this.events.set(ref.calendarId, [{ ...ref, at }]);
+    let list = this.events.get(ref.calendarId);
+    if (!list) this.events.set(ref.calendarId, (list = new RefList(ref.calendarId)));
+    list.push({ ...ref, at });
     return true;
   }
 

@@ -108,7 +108,7 @@ describe('the build store', () => {
     expect([...sections.rendered].map(([k, v]) => [k, v.input, v.until, { ...v.files }])).toEqual([...RENDERED].map(([k, v]) => [k, v.input, v.until, v.files]));
     expect(sections.crawl.previousEvent('arts', 'a')).toEqual({ entry: HASH, checkedAt: 7 });
     for (const [calendarId, refs] of events) {
-      const back = saved.rows.events.get(calendarId)!;
+      const back = [...saved.rows.events.get(calendarId)!];
       expect(back).toEqual(refs);
       expect(saved.rows.spool.events(back)).toEqual(refs.map((ref) => eventOf(calendarId, ref.id)));
       expect(saved.rows.spool.vevent(back[0]!).toString()).toBe(`BEGIN:VEVENT\r\nUID:${refs[0]!.id}\r\nEND:VEVENT\r\n`);

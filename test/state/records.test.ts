@@ -51,6 +51,29 @@ describe('HistoryRecords', () => {
     ]);
   });
 
+  it('reads a record set where it stays (setAt) from the source only when asked, as set() would give it', () => {
+    const row = `head\t${JSON.stringify({ ...record('Kept ą'), rendered: 'fp-row' })}\nmore`;
+    const bytes = Buffer.from(row);
+    const reads: number[] = [];
+    const records = new HistoryRecords();
+    const start = bytes.indexOf(9) + 1;
+    records.setAt('["a","1"]', 'fp-row', start, bytes.indexOf(10) - start);
+    records.set('["a","2"]', record('Two'));
+    records.readFrom((at, length) => (reads.push(at), bytes.toString('utf8', at, at + length)));
+    expect(records.rendered('["a","1"]')).toBe('fp-row');
+    expect(reads).toEqual([]);
+    expect(recordOf(records, '["a","1"]')).toEqual({ ...record('Kept ą'), rendered: 'fp-row' });
+    records.setRendered('["a","1"]', undefined);
+    expect(recordOf(records, '["a","1"]')).toEqual(record('Kept ą'));
+    records.setRendered('["a","1"]', 'fp-new');
+    const same = new HistoryRecords();
+    same.set('["a","1"]', { ...record('Kept ą'), rendered: 'fp-new' });
+    same.set('["a","2"]', record('Two'));
+    expect([...records.texts()]).toEqual([...same.texts()]);
+    records.set('["a","1"]', record('Replaced'));
+    expect(recordOf(records, '["a","1"]')).toEqual(record('Replaced'));
+  });
+
   it('holds 50,000 records (arena growth) and finds each', () => {
     const records = new HistoryRecords();
     for (let i = 0; i < 50_000; i++) records.set(`k${i}`, record(`Title ${i} ${'x'.repeat(i % 50)}`));
