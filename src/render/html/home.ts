@@ -5,7 +5,8 @@
 import type { Calendar, FeedEvent, SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
-import { dayKeyOf, eventDayKey, formatDay, formatLongWhen, safeZone, todayIn } from './format.js';
+import { eventDayKey, formatDay, formatLongWhen, safeZone, todayIn } from './format.js';
+import { nextDay } from '../syndication/when.js';
 import { relHref, safeHttpUrl, siteLinkViews, subscribeLinks } from './links.js';
 import { categoryLinks, type CategoryCount } from './category.js';
 import { item, type DayView, type EventItemView } from './days.js';
@@ -20,7 +21,6 @@ export const HOME_EVENTS = 30;
 /** Featured events shown first. */
 export const HOME_FEATURED = 3;
 
-const DAY_MS = 86_400_000;
 
 export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], categories: readonly CategoryCount[], site: SiteContext, text: PageText) {
   const c = scope(ctx, site, text);
@@ -59,7 +59,9 @@ function upcomingSections(c: Scope, calendarList: readonly Calendar[], events: r
   const byId = new Map(calendarList.map((cal) => [cal.id, cal]));
   const zone = safeZone(ctx, site.timeZone);
   const today = todayIn(ctx, site.clock, zone);
-  const weekEnd = dayKeyOf(ctx, site.clock.now + 7 * DAY_MS, zone);
+  // Seven calendar days on, not now + 168 h: across a DST change that would move the week's end
+  // off midnight, which is all todayIn() records until.
+  const weekEnd = nextDay(today, 7);
   const view = (e: FeedEvent): EventItemView | undefined => {
     const cal = byId.get(e.calendarId);
     if (!cal) return undefined;

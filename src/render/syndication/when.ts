@@ -36,10 +36,10 @@ export function eventEndMs(ctx: RenderContext, event: CalendarEvent, zone: strin
   return dayStart(ctx, nextDay(event.when.endDate), zone);
 }
 
-/** The day after a `YYYY-MM-DD` date (calendar arithmetic, no zone involved). */
-export function nextDay(date: string): string {
+/** The day `days` after a `YYYY-MM-DD` date (calendar arithmetic, no zone involved). */
+export function nextDay(date: string, days = 1): string {
   const ms = Date.parse(`${date}T00:00:00Z`);
-  return Number.isNaN(ms) ? date : new Date(ms + 86_400_000).toISOString().slice(0, 10);
+  return Number.isNaN(ms) ? date : new Date(ms + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** A remembered Intl formatter; an invalid locale or zone falls back to en / UTC instead of throwing. */
