@@ -5,6 +5,7 @@
 // else luxon reads as ISO 8601 or RFC 2822.
 
 import { DateTime, IANAZone } from 'luxon';
+import { addDays, daysInMonth, utcMs } from '../calendar-date.js';
 
 export type Reading = 'offset' | 'utc' | 'zone' | 'epoch-seconds' | 'epoch-milliseconds';
 
@@ -33,8 +34,7 @@ function pad(n: number, width = 2): string {
 }
 
 function validDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m);
 }
 
 function fraction(digits: string | undefined): number {
@@ -58,7 +58,7 @@ export function wallToEpoch(
   zoneName: string,
 ): number {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const wall = Date.UTC(y, m - 1, d, time.hour, time.minute, time.second, time.millisecond);
+  const wall = utcMs(y, m, d, time.hour, time.minute, time.second, time.millisecond);
   const zone = zoneOf(zoneName);
   const before = zone.offset(wall - DAY_MS);
   const after = zone.offset(wall + DAY_MS);
@@ -79,12 +79,6 @@ export function dateInZone(ms: number, zoneName: string): string {
 export function isMidnightInZone(ms: number, zoneName: string): boolean {
   const local = DateTime.fromMillis(ms, { zone: zoneOf(zoneName) });
   return local.hour === 0 && local.minute === 0 && local.second === 0 && local.millisecond === 0;
-}
-
-/** Adds days to a `YYYY-MM-DD` date. */
-export function addDays(date: string, days: number): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }
 
 function fromEpoch(n: number): ParsedTime | undefined {
@@ -113,7 +107,7 @@ function parseDateTime(match: RegExpExecArray, zone: string): ParsedTime | undef
   const date = `${match[1]}-${match[2]}-${match[3]}`;
   const written = { date, time: `${pad(h)}:${pad(mi)}:${pad(s)}${msPart ? `.${pad(msPart, 3)}` : ''}` };
   const offset = match[8];
-  const wallUtc = Date.UTC(y, mo - 1, d, h, mi, s, msPart);
+  const wallUtc = utcMs(y, mo, d, h, mi, s, msPart);
   if (offset === undefined) {
     // 24:00 means the end of the day: wall midnight of the next day.
     const ms = h === 24 ? wallToEpoch(addDays(date, 1), { hour: 0, minute: 0, second: 0, millisecond: 0 }, zone) : wallToEpoch(date, { hour: h, minute: mi, second: s, millisecond: msPart }, zone);

@@ -4,7 +4,8 @@
 import type { EventWhen } from '../model.js';
 import { END_CANDIDATES, explicitHit, presentCandidates, START_CANDIDATES, type Hit } from './fields.js';
 import type { RawRecord } from './record.js';
-import { addDays, dateInZone, describeReading, isMidnightInZone, parseTime, wallToEpoch, type ParsedTime } from './time.js';
+import { addDays } from '../calendar-date.js';
+import { dateInZone, describeReading, isMidnightInZone, parseTime, wallToEpoch, type ParsedTime } from './time.js';
 import type { FieldPath } from './types.js';
 
 type Instant = Extract<ParsedTime, { kind: 'instant' }>;

@@ -170,6 +170,12 @@ describe('all-day events', () => {
     expect(allDay(fields).event?.when).toEqual({ kind: 'allDay', startDate, endDate });
   });
 
+  // addDays() took years 0 to 99 as 1900 to 1999 (Date.UTC does), so such an event ended 1900 years later.
+  it('regression: an all-day event before the year 100 ends in its own year', () => {
+    expect(allDay({ allDay: true, start: '0050-03-01T00:00:00Z', end: '0050-03-03T00:00:00Z' }).event?.when).toEqual({ kind: 'allDay', startDate: '0050-03-01', endDate: '0050-03-02' });
+    expect(allDay({ allDay: true, start: '0099-12-31T00:00:00Z', end: '0099-12-31T12:00:00Z' }).event?.when).toEqual({ kind: 'allDay', startDate: '0099-12-31', endDate: '0099-12-31' });
+  });
+
   it('an end date before the start gives a one-day event with a warning', () => {
     const { event, warnings } = allDay({ startDate: '2026-12-24', endDate: '2026-12-20' });
     expect(event?.when).toEqual({ kind: 'allDay', startDate: '2026-12-24', endDate: '2026-12-24' });

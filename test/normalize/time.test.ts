@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, dateInZone, parseTime, wallToEpoch } from '../../src/normalize/time.js';
+import { dateInZone, parseTime, wallToEpoch } from '../../src/normalize/time.js';
 
 const VILNIUS = 'Europe/Vilnius';
 const utc = (iso: string): number => Date.parse(iso);
@@ -100,8 +100,9 @@ describe('zone helpers', () => {
     expect(wallToEpoch('2026-01-01', { hour: 0, minute: 0, second: 0, millisecond: 0 }, 'Not/AZone')).toBe(utc('2026-01-01T00:00:00Z'));
   });
 
-  it('addDays crosses month and year ends', () => {
-    expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
-    expect(addDays('2026-03-01', -1)).toBe('2026-02-28');
+  it('regression: an instant before the year 100 is in that year, not 1900 years later', () => {
+    expect(parseTime('0050-03-01T10:00:00Z', VILNIUS)).toMatchObject({ kind: 'instant', ms: utc('0050-03-01T10:00:00Z') });
+    expect(parseTime('0050-03-01T10:00:00', 'UTC')).toMatchObject({ kind: 'instant', ms: utc('0050-03-01T10:00:00Z') });
+    expect(parseTime('0000-02-29', VILNIUS)).toEqual({ kind: 'date', date: '0000-02-29' });
   });
 });

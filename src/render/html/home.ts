@@ -6,7 +6,7 @@ import type { Calendar, FeedEvent, SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import { eventDayKey, formatDay, formatLongWhen, safeZone, todayIn } from './format.js';
-import { nextDay } from '../syndication/when.js';
+import { addDays } from '../../calendar-date.js';
 import { relHref, safeHttpUrl, siteLinkViews, subscribeLinks } from './links.js';
 import { categoryLinks, type CategoryCount } from './category.js';
 import { item, type DayView, type EventItemView } from './days.js';
@@ -61,7 +61,7 @@ function upcomingSections(c: Scope, calendarList: readonly Calendar[], events: r
   const today = todayIn(ctx, site.clock, zone);
   // Seven calendar days on, not now + 168 h: across a DST change that would move the week's end
   // off midnight, which is all todayIn() records until.
-  const weekEnd = nextDay(today, 7);
+  const weekEnd = addDays(today, 7);
   const view = (e: FeedEvent): EventItemView | undefined => {
     const cal = byId.get(e.calendarId);
     if (!cal) return undefined;

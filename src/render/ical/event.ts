@@ -6,7 +6,7 @@ import { absoluteUrl, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
 import { htmlToText, stripControl } from '../text.js';
 import { dateValue, escapeText, paramValue, uriValue, utcDateTime } from './lines.js';
-import { nextDay } from '../syndication/when.js';
+import { addDays } from '../../calendar-date.js';
 
 /**
  * Percent-encode everything but RFC 3986 unreserved characters: injective ('%' is encoded too), and
@@ -75,7 +75,7 @@ export function veventLines(ctx: RenderContext, event: FeedEvent, site: SiteCont
   if (event.when.kind === 'allDay') {
     // DTEND of a DATE event is exclusive (RFC 5545 3.6.1): the day after the last day.
     lines.push(`DTSTART;VALUE=DATE:${dateValue(event.when.startDate)}`);
-    lines.push(`DTEND;VALUE=DATE:${dateValue(nextDay(event.when.endDate))}`);
+    lines.push(`DTEND;VALUE=DATE:${dateValue(addDays(event.when.endDate, 1))}`);
   } else {
     lines.push(`DTSTART:${utcDateTime(event.when.start)}`);
     // No end, no DTEND (nor an invented DURATION): RFC 5545 reads that as ending when it starts,

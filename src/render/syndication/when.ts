@@ -2,6 +2,7 @@
 // the syndication feeds both use these, so a feed and a calendar agree on which events are upcoming.
 
 import { DateTime } from 'luxon';
+import { addDays } from '../../calendar-date.js';
 import type { Calendar, CalendarEvent, SiteContext } from '../../model.js';
 import { remember, type RenderContext } from '../context.js';
 import { wallRangeFormatter } from '../range.js';
@@ -33,13 +34,7 @@ export function eventStartMs(ctx: RenderContext, event: CalendarEvent, zone: str
  */
 export function eventEndMs(ctx: RenderContext, event: CalendarEvent, zone: string): number {
   if (event.when.kind === 'timed') return event.when.end ?? event.when.start;
-  return dayStart(ctx, nextDay(event.when.endDate), zone);
-}
-
-/** The day `days` after a `YYYY-MM-DD` date (calendar arithmetic, no zone involved). */
-export function nextDay(date: string, days = 1): string {
-  const ms = Date.parse(`${date}T00:00:00Z`);
-  return Number.isNaN(ms) ? date : new Date(ms + days * 86_400_000).toISOString().slice(0, 10);
+  return dayStart(ctx, addDays(event.when.endDate, 1), zone);
 }
 
 /** A remembered Intl formatter; an invalid locale or zone falls back to en / UTC instead of throwing. */
