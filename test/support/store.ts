@@ -21,8 +21,13 @@ export async function copyHistory(from: string, to: string): Promise<void> {
   const store = await BuildStore.open(from);
   if (!store.header) return;
   const { sections } = store.load(store.header.portal, false);
-  const tail = storeTail({ history: sections.history.events.texts(), calendars: sections.history.calendars, rendered: new Map() });
-  await (await prepareStore(to, await headerOnly(to, store.header), tail)).commit(null);
+  try {
+    const tail = storeTail({ history: sections.history.events.texts(), calendars: sections.history.calendars, rendered: new Map() });
+    await (await prepareStore(to, await headerOnly(to, store.header), tail)).commit(null);
+  } finally {
+    // The history's records are read from the old store's rows: its file stays open until here.
+    sections.rows?.spool.dispose();
+  }
 }
 
 /** The record of the last build, as the next build reads it. */
