@@ -131,6 +131,8 @@ interface ChildRun extends Conditions {
   cpuMs: number | null;
   userMs: number | null;
   sysMs: number | null;
+  /** The main thread's alone (Linux); null elsewhere. */
+  mainCpuMs: number | null;
   peakRssKb: number | null;
 }
 
@@ -166,7 +168,7 @@ async function meter(): Promise<() => Promise<Conditions>> {
 async function runMeasured(script: string, args: string[], env: Record<string, string>, cwd: string): Promise<ChildRun> {
   const useTime = existsSync(TIME);
   const rusageFile = join(cwd, `rusage-${process.hrtime.bigint()}.json`);
-  const nodeArgs = useTime ? [script, ...args] : ['--import', RUSAGE_PRELOAD, script, ...args];
+  const nodeArgs = ['--import', RUSAGE_PRELOAD, script, ...args];
   const [cmd, cmdArgs] = useTime ? [TIME, ['-v', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CALFEED_')));
   const stop = await meter();
@@ -183,19 +185,21 @@ async function runMeasured(script: string, args: string[], env: Record<string, s
   let userMs: number | null = null;
   let sysMs: number | null = null;
   let peakRssKb: number | null = null;
+  let mainCpuMs: number | null = null;
+  const usage = existsSync(rusageFile) ? (JSON.parse(await readFile(rusageFile, 'utf8')) as NodeJS.ResourceUsage & { mainThread: { userMs: number; sysMs: number } | null }) : undefined;
+  if (usage?.mainThread) mainCpuMs = usage.mainThread.userMs + usage.mainThread.sysMs;
   if (useTime) {
     const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
     const sys = /System time \(seconds\): ([\d.]+)/.exec(stderr);
     const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
     if (user && sys) [userMs, sysMs] = [Number(user[1]) * 1000, Number(sys[1]) * 1000];
     if (rss) peakRssKb = Number(rss[1]);
-  } else if (existsSync(rusageFile)) {
-    const usage = JSON.parse(await readFile(rusageFile, 'utf8')) as NodeJS.ResourceUsage;
+  } else if (usage) {
     [userMs, sysMs] = [usage.userCPUTime / 1000, usage.systemCPUTime / 1000];
     peakRssKb = usage.maxRSS;
   }
   const cpuMs = userMs === null || sysMs === null ? null : userMs + sysMs;
-  return { ...conditions, code, stdout, stderr, cpuMs, userMs, sysMs, peakRssKb };
+  return { ...conditions, code, stdout, stderr, cpuMs, userMs, sysMs, mainCpuMs, peakRssKb };
 }
 
 interface Site {
@@ -357,6 +361,7 @@ function measuredRow(scenario: string, site: Site, s: Settings, run: Conditions,
     cpuMs: ms(cpu?.cpuMs),
     userMs: ms(cpu?.userMs),
     sysMs: ms(cpu?.sysMs),
+    mainCpuMs: ms(cpu?.mainCpuMs),
     cpuMsPerEvent: cpu?.cpuMs == null ? null : round3(cpu.cpuMs / events),
     peakRssMb: cpu?.peakRssKb == null ? null : Math.round(cpu.peakRssKb / 1024),
     filesWritten: null,

@@ -18,6 +18,11 @@ export interface Row {
   cpuMs: number | null;
   userMs: number | null;
   sysMs: number | null;
+  /**
+   * CPU of the measured process's main thread alone (user + system; Linux, else null). The crawl
+   * and most rendering run there: when it is near the wall time, that thread paces the build.
+   */
+  mainCpuMs: number | null;
   cpuMsPerEvent: number | null;
   peakRssMb: number | null;
   /** CPU the in-process demo portal spent serving this run (it shares the machine). */
@@ -112,6 +117,7 @@ export function table(rows: Summary[]): string {
     ['floor s', (r) => num(r, 'floorMs', 2, 1000)],
     ['x floor', (r) => num(r, 'floorRatio', 2)],
     ['CPU s', (r) => num(r, 'cpuMs', 2, 1000)],
+    ['main thread CPU s', (r) => num(r, 'mainCpuMs', 2, 1000)],
     ['CPU ms/ev', (r) => num(r, 'cpuMsPerEvent', 3, 1, true)],
     ['peak RSS MB', (r) => num(r, 'peakRssMb', 0)],
     ['portal CPU s', (r) => num(r, 'portalCpuMs', 2, 1000)],
