@@ -104,21 +104,28 @@ export class Handoff {
     private readonly onFailure: (error: unknown) => void,
   ) {}
 
-  /** Starts `work` once a place is free; resolves when it has started, not when it is done. */
+  /**
+   * Takes `work` once a place is free and starts it at the event loop's next turn; resolves when
+   * it is taken, not when it is done. The caller's worker sends its next request first, so the
+   * portal's latency overlaps this work instead of following it.
+   */
   async hand(work: () => Promise<void>): Promise<void> {
     while (this.running >= this.limit) await new Promise<void>((resolve) => this.freed.push(resolve));
     if (this.failure) return;
     this.running++;
-    work().then(
-      () => this.done(),
-      (error: unknown) => {
-        if (!this.failure) {
-          this.failure = { error };
-          this.onFailure(error);
-        }
-        this.done();
-      },
-    );
+    setImmediate(() => {
+      if (this.failure) return this.done();
+      work().then(
+        () => this.done(),
+        (error: unknown) => {
+          if (!this.failure) {
+            this.failure = { error };
+            this.onFailure(error);
+          }
+          this.done();
+        },
+      );
+    });
   }
 
   /** Waits until every piece handed on has finished; rejects with the first error. */

@@ -15,7 +15,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('Handoff', () => {
-  it('starts work at once while there is room, then makes hand() wait for a place', async () => {
+  it('starts work at the next turn of the event loop while there is room, then makes hand() wait for a place', async () => {
     const failures: unknown[] = [];
     const handoff = new Handoff(2, (error) => failures.push(error));
     const gates = [deferred(), deferred(), deferred()];
@@ -39,6 +39,7 @@ describe('Handoff', () => {
 
     gates[1]!.resolve();
     await handing;
+    await tick();
     expect(started).toEqual([0, 1, 2]);
 
     let drained = false;
@@ -60,6 +61,7 @@ describe('Handoff', () => {
     const waiting = handoff.hand(async () => {
       ran = true;
     });
+    await tick(); // the first has started
     first.reject(new Error('disk full'));
     await waiting;
     await handoff.hand(async () => {
@@ -69,6 +71,37 @@ describe('Handoff', () => {
     expect(ran).toBe(false);
     expect(failures).toHaveLength(1);
     expect((failures[0] as Error).message).toBe('disk full');
+  });
+
+  // The crawl's worker goes on to its next request as soon as hand() resolves: that request must go
+  // out before the work (normalizing and rendering an event) takes the thread.
+  it('resolves before the work starts, so the caller runs first', async () => {
+    const handoff = new Handoff(4, () => undefined);
+    const order: string[] = [];
+    await handoff.hand(async () => {
+      order.push('work');
+    });
+    order.push('caller');
+    await handoff.drain();
+    expect(order).toEqual(['caller', 'work']);
+  });
+
+  it('does not start work taken before the first error', async () => {
+    const failures: unknown[] = [];
+    const handoff = new Handoff(4, (error) => failures.push(error));
+    let ran = false;
+    await handoff.hand(() => Promise.reject(new Error('disk full')));
+    await tick();
+    await handoff.hand(async () => undefined);
+    expect(failures).toHaveLength(1);
+    await expect(handoff.drain()).rejects.toThrow('disk full');
+    const late = new Handoff(4, (error) => failures.push(error));
+    await late.hand(() => Promise.reject(new Error('first')));
+    await late.hand(async () => {
+      ran = true;
+    });
+    await expect(late.drain()).rejects.toThrow('first');
+    expect(ran).toBe(false);
   });
 
   it('drains at once when nothing was handed on', async () => {
