@@ -21,7 +21,6 @@ export const HOME_EVENTS = 30;
 /** Featured events shown first. */
 export const HOME_FEATURED = 3;
 
-
 export function indexView(ctx: RenderContext, calendarList: Calendar[], upcoming: ReadonlyMap<string, number>, events: readonly FeedEvent[], categories: readonly CategoryCount[], site: SiteContext, text: PageText) {
   const c = scope(ctx, site, text);
   const file = paths.site('index.html');
