@@ -8,7 +8,7 @@
 // - it writes JSON Feed 1 and ignores `language`: we write 1.1 ourselves, in feed's member order.
 
 import { createHash } from 'node:crypto';
-import { Feed, type Item } from 'feed';
+import { Feed } from 'feed';
 import { eventPublished, eventStamp, isCategory, type Calendar, type Category, type FeedEvent, type SiteContext } from '../../model.js';
 import { absoluteUrl, paths } from '../../paths.js';
 import { reached } from '../clock.js';
@@ -18,7 +18,7 @@ import type { PageText } from '../html/messages.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
 import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle, type EventImage } from './item.js';
-import { atomEntry, jsonItem, rssItem, spliceAtom, spliceJson, spliceRss } from './splice.js';
+import { atomEntry, jsonItem, rssItem, spliceAtom, spliceJson, spliceRss, type FeedItem } from './splice.js';
 import { zoneLookup } from './when.js';
 
 export interface SyndicationFeeds {
@@ -104,8 +104,8 @@ function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendar
   });
 }
 
-function feedItem(ctx: RenderContext, { event, uid, title: itemText, body, image }: Entry, site: SiteContext, withPublished: boolean): Item {
-  const item: Item = {
+function feedItem(ctx: RenderContext, { event, uid, title: itemText, body, image }: Entry, site: SiteContext, withPublished: boolean): FeedItem {
+  const item: FeedItem = {
     // Both formats put the title in CDATA marked (Atom) or read (most RSS readers) as HTML.
     title: escapeMarkup(itemText),
     id: urnUuid(uid),

@@ -1,5 +1,5 @@
-// Feeds are spliced from items cut once per event (src/render/syndication/splice.ts): that must
-// give the very bytes the feed library writes for the whole feed, for any channel and any items.
+// Feeds are spliced from items written once per event (src/render/syndication/splice.ts): that
+// must give the very bytes the feed library writes for the whole feed, for any channel and any items.
 
 import fc from 'fast-check';
 import { Feed, type FeedOptions, type Item } from 'feed';
@@ -7,9 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { atomEntry, jsonItem, rssItem, spliceAtom, spliceJson, spliceRss } from '../../../src/render/syndication/splice.js';
 
 // Text as portals send it: markup, entities, CDATA ends, quotes, line breaks and astral characters.
-const text = fc.string({ unit: fc.constantFrom('a', 'Ž', '🌳', '<', '>', '&', ']]>', '"', "'", '\n', ' ', 'b', '\t') });
+const text = fc.string({ unit: fc.constantFrom('a', 'Ž', '🌳', '<', '>', '&', '&amp;', 'amp;', ']]>', '"', "'", '\n', ' ', 'b', '\t') });
 const url = fc.webUrl({ withQueryParameters: true, withFragments: true });
 const date = fc.date({ min: new Date(0), max: new Date(Date.UTC(2100, 0, 1)), noInvalidDate: true });
+
+const enclosure = fc.record({ url, type: fc.constantFrom('image/png', 'image/jpeg'), length: fc.nat(), title: text }, { requiredKeys: ['url'] });
 
 const item: fc.Arbitrary<Item> = fc.record(
   {
@@ -19,10 +21,10 @@ const item: fc.Arbitrary<Item> = fc.record(
     link: url,
     date,
     description: text,
-    category: fc.array(text.map((name) => ({ name, term: name })), { maxLength: 3 }),
+    category: fc.array(fc.record({ name: text, term: text, domain: text, scheme: url }, { requiredKeys: [] }), { maxLength: 3 }),
     published: date,
-    image: url,
-    enclosure: fc.record({ url, type: fc.constantFrom('image/png', 'image/jpeg'), length: fc.constant(0) }),
+    image: fc.oneof(url, enclosure),
+    enclosure,
   },
   { requiredKeys: ['title', 'id', 'link', 'date'] },
 );
@@ -47,7 +49,7 @@ function feedOf(options: FeedOptions, items: readonly Item[]): Feed {
   return feed;
 }
 
-describe('feeds spliced from items cut once', () => {
+describe('feeds spliced from items written once', () => {
   it('are the bytes the feed library writes for the whole RSS and Atom feed', () => {
     fc.assert(
       fc.property(channel, fc.array(item, { maxLength: 6 }), (options, items) => {
