@@ -31,6 +31,8 @@ interface Entry {
   event: FeedEvent;
   zone: string;
   uid: string;
+  /** The Atom id: urnUuid(uid). */
+  id: string;
   title: string;
   body: string;
   image: EventImage | undefined;
@@ -104,11 +106,11 @@ function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendar
   });
 }
 
-function feedItem(ctx: RenderContext, { event, uid, title: itemText, body, image }: Entry, site: SiteContext, withPublished: boolean): FeedItem {
+function feedItem(ctx: RenderContext, { event, uid, id, title: itemText, body, image }: Entry, site: SiteContext, withPublished: boolean): FeedItem {
   const item: FeedItem = {
     // Both formats put the title in CDATA marked (Atom) or read (most RSS readers) as HTML.
     title: escapeMarkup(itemText),
-    id: urnUuid(uid),
+    id,
     guid: uid,
     link: eventLinks(ctx, event, site).page,
     date: new Date(eventStamp(event)),
@@ -200,7 +202,8 @@ export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null,
  */
 export function feedItems(ctx: RenderContext, event: FeedEvent, zone: string, site: SiteContext, text: PageText): string {
   const image = eventImage(ctx, event);
-  const entry: Entry = { event, zone, uid: eventUid(ctx, event, site), title: itemTitle(ctx, event, site, zone, text), body: itemBody(ctx, event, site, zone, image, text), image };
+  const uid = eventUid(ctx, event, site);
+  const entry: Entry = { event, zone, uid, id: urnUuid(uid), title: itemTitle(ctx, event, site, zone, text), body: itemBody(ctx, event, site, zone, image, text), image };
   const rss = stripControl(rssItem(feedItem(ctx, entry, site, false)));
   const atom = atomImageTypes(stripControl(atomEntry(feedItem(ctx, entry, site, true))));
   return `${rss}\0${atom}\0${jsonFeedItem(ctx, entry, site)}`;
