@@ -8,7 +8,7 @@ import type { Staging } from '../publish/index.js';
 import type { RenderContext } from '../render/context.js';
 import { renderEventIcs } from '../render/ical/index.js';
 import type { StoredEvents } from '../state/build-store.js';
-import { liveRecord, type HistoryTracker } from '../state/history.js';
+import type { HistoryTracker } from '../state/history.js';
 import type { PageRenderer } from './page-render.js';
 import { dateDataVersions } from './render-keys.js';
 
@@ -55,7 +55,7 @@ export class EventFiles {
 
   /**
    * Write (or keep) the page and .ics of one event, last published with `renderedBefore`. Returns
-   * its VEVENT, its feed items (`withItems`) and its history record as published (liveRecord).
+   * its VEVENT, its feed items (`withItems`) and its history record as published (HistoryTracker.recordOf).
    */
   async write(cal: Calendar, event: FeedEvent, renderedBefore: string | undefined, withItems: boolean, eventJson = JSON.stringify(event)): Promise<EventOutput> {
     const page = paths.eventPage(cal.slug, event.slug);
@@ -81,7 +81,7 @@ export class EventFiles {
     const staged = this.staging.files();
     const stamped = stamp(fingerprint, staged.get(page)?.sha256, staged.get(ics)?.sha256);
     this.history.markRendered(event.calendarId, event.id, stamped);
-    return { vevent: rendered.vevent, items: items ?? rendered.items, record: liveRecord(event, stamped) };
+    return { vevent: rendered.vevent, items: items ?? rendered.items, record: this.history.recordOf(event, stamped) };
   }
 
   /**

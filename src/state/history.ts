@@ -33,9 +33,9 @@ export function contentHash(e: CalendarEvent): string {
 }
 
 /** What the next history records of a live event (JSON, kept in its row): observe()'s event and its fingerprint. */
-export function liveRecord(event: FeedEvent, rendered: string | undefined): string {
+export function liveRecord(event: FeedEvent, rendered: string | undefined, hash = contentHash(event)): string {
   const { firstSeen, changedAt, sequence, calendarSlug, slug, title, when } = event;
-  const record: EventRecord = { firstSeen, changedAt, sequence, hash: contentHash(event), calendarSlug, slug, title, when };
+  const record: EventRecord = { firstSeen, changedAt, sequence, hash, calendarSlug, slug, title, when };
   if (rendered !== undefined) record.rendered = rendered;
   return JSON.stringify(record);
 }
@@ -47,6 +47,8 @@ export function liveRecord(event: FeedEvent, rendered: string | undefined): stri
 export class HistoryTracker {
   // Removed events kept as cancellations (finish()), with their render fingerprints.
   private readonly removedRecords = new HistoryRecords();
+  // The content hash of each event observe() gave out, for its record (recordOf()).
+  private readonly hashes = new WeakMap<FeedEvent, string>();
   // One flag per previous record: seen in this build (1), or settled as removed or dropped (SETTLED).
   private readonly seen: Uint8Array;
   readonly counts = { new: 0, changed: 0, removed: 0 };
@@ -80,7 +82,14 @@ export class HistoryTracker {
     } else {
       history = { firstSeen: before.firstSeen, changedAt: before.changedAt, sequence: before.sequence };
     }
-    return { event: { ...event, ...history }, rendered: before?.rendered };
+    const observed = { ...event, ...history };
+    this.hashes.set(observed, hash);
+    return { event: observed, rendered: before?.rendered };
+  }
+
+  /** liveRecord() of an event observe() gave out, without hashing its content again. */
+  recordOf(event: FeedEvent, rendered: string | undefined): string {
+    return liveRecord(event, rendered, this.hashes.get(event));
   }
 
   /** Mark an event of the previous build as still there, unchanged (taken from its row, not observed). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CalendarEvent } from '../../src/model.js';
-import { emptyHistory, HistoryTracker, liveRecord, type EventRecord, type HistoryState } from '../../src/state/history.js';
+import { emptyHistory, HistoryTracker, type EventRecord, type HistoryState } from '../../src/state/history.js';
 import { recordEntries } from '../support/records.js';
 
 const DAY = 86_400_000;
@@ -16,7 +16,7 @@ function applyHistory(current: CalendarEvent[], previous: HistoryState, now: num
   const events = current.map((e) => tracker.observe(e).event);
   const { removed } = tracker.finish();
   const state = emptyHistory();
-  for (const event of events) state.events.set(JSON.stringify([event.calendarId, event.id]), JSON.parse(liveRecord(event, undefined)) as EventRecord);
+  for (const event of events) state.events.set(JSON.stringify([event.calendarId, event.id]), JSON.parse(tracker.recordOf(event, undefined)) as EventRecord);
   for (const [key, json] of tracker.removed()) state.events.set(JSON.parse(key) as string, JSON.parse(json) as EventRecord);
   return { events, removed, state, counts: tracker.counts };
 }
