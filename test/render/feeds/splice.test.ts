@@ -26,7 +26,7 @@ const item: fc.Arbitrary<Item> = fc.record(
     image: fc.oneof(url, enclosure),
     enclosure,
   },
-  { requiredKeys: ['title', 'id', 'link', 'date'] },
+  { requiredKeys: ['title', 'link', 'date'] },
 );
 
 const channel: fc.Arbitrary<FeedOptions> = fc.record({
