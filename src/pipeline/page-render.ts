@@ -1,6 +1,6 @@
 // Event pages and VEVENTs, and calendars' feeds and pages, rendered in this thread from the build's
-// render context. (Page worker threads bought no wall time on 2 cores and cost CPU and memory:
-// docs/performance.md.)
+// render context. (Page worker threads were measured and left out, for their CPU and memory
+// against what they bought: docs/performance.md.)
 
 import { type Calendar, type FeedEvent, listEvent, type ListEvent, type SiteContext } from '../model.js';
 import { ownClock } from '../render/clock.js';

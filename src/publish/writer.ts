@@ -1,7 +1,7 @@
 // Staging's new files are made in a writer thread, so the kernel time of creating them is not the
 // main thread's. The main thread keeps every decision (claims, the file table, unchanged files, the
-// manifest); the thread only runs WriteJobs (write-job.ts) in order, a batch at a time. Like the
-// page pool, it runs only from compiled code with a spare core; else jobs run here, via runJob.
+// manifest); the thread only runs WriteJobs (write-job.ts) in order, a batch at a time. It runs
+// only from compiled code with a spare core; else jobs run here, via runJob.
 
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
