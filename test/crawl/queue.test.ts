@@ -15,7 +15,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('Handoff', () => {
-  it('starts work at the next turn of the event loop while there is room, then makes hand() wait for a place', async () => {
+  it('starts work one piece per turn of the event loop while there is room, then makes hand() wait for a place', async () => {
     const failures: unknown[] = [];
     const handoff = new Handoff(2, (error) => failures.push(error));
     const gates = [deferred(), deferred(), deferred()];
@@ -33,6 +33,8 @@ describe('Handoff', () => {
       started.push(2);
       await gates[2]!.promise;
     }).then(() => (third = true));
+    await tick();
+    expect(started).toEqual([0]);
     await tick();
     expect(started).toEqual([0, 1]);
     expect(third).toBe(false);
@@ -71,6 +73,28 @@ describe('Handoff', () => {
     expect(ran).toBe(false);
     expect(failures).toHaveLength(1);
     expect((failures[0] as Error).message).toBe('disk full');
+  });
+
+  // Responses that come in while events are processed must be read in between, not after every
+  // piece handed on so far: a timer due meanwhile (as a socket read would be) runs after the first.
+  it('lets the event loop turn between pieces, so what came in meanwhile is not kept waiting', async () => {
+    const handoff = new Handoff(8, () => undefined);
+    const order: string[] = [];
+    const busy = (ms: number): void => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    for (let i = 0; i < 4; i++) {
+      await handoff.hand(async () => {
+        busy(3);
+        order.push(`work ${i}`);
+      });
+    }
+    setTimeout(() => order.push('timer'), 1);
+    await handoff.drain();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(order.indexOf('timer')).toBeGreaterThan(0);
+    expect(order.indexOf('timer')).toBeLessThan(order.indexOf('work 3'));
   });
 
   // The crawl's worker goes on to its next request as soon as hand() resolves: that request must go
