@@ -87,6 +87,9 @@ export class WorkQueue {
   }
 }
 
+/** How long one turn of the event loop starts handed-on pieces for, in ms, before it lets I/O in. */
+const SLICE_MS = 5;
+
 /**
  * Work a task hands on, so its worker (a connection) can go on to the next request: at most `limit`
  * pieces run at once and hand() waits while that many run, so bodies never pile up. The first
@@ -106,8 +109,8 @@ export class Handoff {
   ) {}
 
   /**
-   * Takes `work` once a place is free and starts it at a later turn of the event loop, one piece a
-   * turn; resolves when it is taken, not when it is done. The caller's worker sends its next
+   * Takes `work` once a place is free and starts it at a later turn of the event loop, SLICE_MS of
+   * pieces a turn; resolves when it is taken, not when it is done. The caller's worker sends its next
    * request first, so the portal's latency overlaps this work instead of following it.
    */
   async hand(work: () => Promise<void>): Promise<void> {
@@ -118,13 +121,24 @@ export class Handoff {
     if (this.ready.length === 1) setImmediate(this.startNext);
   }
 
-  // One piece a turn: responses that came in meanwhile are read (and the next requests sent) between
-  // pieces, not after all of them. Started all in one turn, they held each response back by up to
-  // the time of every piece then waiting (measured: 2 to 5 ms more to each response, 10% longer
-  // cold builds at 20 ms latency).
+  // Pieces for up to SLICE_MS a turn: the responses that came in meanwhile are read (and the next
+  // requests sent) between slices. All started in one turn, they held each response back by up to
+  // the time of every piece then waiting; one piece a turn kept more pieces waiting at once and cost
+  // the main thread several seconds of a cold build without latency (docs/performance.md).
+  // Within a slice, each next piece starts as a microtask: a piece that failed at once is known
+  // (its rejection queued first) before another starts.
   private readonly startNext = (): void => {
-    const work = this.ready.shift()!;
-    if (this.ready.length > 0) setImmediate(this.startNext);
+    const until = performance.now() + SLICE_MS;
+    const next = (): void => {
+      this.start(this.ready.shift()!);
+      if (this.ready.length === 0) return;
+      if (performance.now() < until) queueMicrotask(next);
+      else setImmediate(this.startNext);
+    };
+    next();
+  };
+
+  private start(work: () => Promise<void>): void {
     if (this.failure) return this.done();
     work().then(
       () => this.done(),
@@ -136,7 +150,7 @@ export class Handoff {
         this.done();
       },
     );
-  };
+  }
 
   /** Waits until every piece handed on has finished; rejects with the first error. */
   async drain(): Promise<void> {
