@@ -95,6 +95,17 @@ describe('Handoff', () => {
     expect(order.indexOf('timer')).toBeLessThan(order.indexOf('work 3'));
   });
 
+  it('takes a work function that throws at once as its failure, and still settles the rest', async () => {
+    const failures: unknown[] = [];
+    const handoff = new Handoff(4, (error) => failures.push(error));
+    await handoff.hand(() => {
+      throw new Error('thrown, not rejected');
+    });
+    await handoff.hand(async () => undefined);
+    await expect(handoff.drain()).rejects.toThrow('thrown, not rejected');
+    expect(failures).toHaveLength(1);
+  });
+
   // The crawl's worker goes on to its next request as soon as hand() resolves: that request must go
   // out before the work (normalizing and rendering an event) takes the thread.
   it('resolves before the work starts, so the caller runs first', async () => {
