@@ -17,7 +17,7 @@ import { escapeJsonForScript } from '../html/jsonld.js';
 import type { PageText } from '../html/messages.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
-import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle, type EventImage } from './item.js';
+import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle, type EventImage, type EventLinks } from './item.js';
 import { atomEntry, jsonItem, rssItem, spliceAtom, spliceJson, spliceRss, type FeedItem } from './splice.js';
 import { zoneLookup } from './when.js';
 
@@ -36,6 +36,7 @@ interface Entry {
   title: string;
   body: string;
   image: EventImage | undefined;
+  links: EventLinks;
 }
 
 /** Whether an event ending at endMs (exclusive, epoch ms) can be a feed item now: it has not ended. */
@@ -106,13 +107,13 @@ function buildFeed(ctx: RenderContext, cal: Calendar | Category | null, calendar
   });
 }
 
-function feedItem(ctx: RenderContext, { event, uid, id, title: itemText, body, image }: Entry, site: SiteContext, withPublished: boolean): FeedItem {
+function feedItem({ event, uid, id, title: itemText, body, image, links }: Entry, withPublished: boolean): FeedItem {
   const item: FeedItem = {
     // Both formats put the title in CDATA marked (Atom) or read (most RSS readers) as HTML.
     title: escapeMarkup(itemText),
     id,
     guid: uid,
-    link: eventLinks(ctx, event, site).page,
+    link: links.page,
     date: new Date(eventStamp(event)),
     description: cdataSafe(body),
     category: itemCategories(event).map((c) => ({ name: c, term: c })),
@@ -147,11 +148,11 @@ function jsonFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars
 }
 
 /** One event's JSON Feed item (splice.ts's jsonItem()), made safe as the feed is. */
-function jsonFeedItem(ctx: RenderContext, { event, zone, uid, title: itemText, body, image }: Entry, site: SiteContext): string {
+function jsonFeedItem(ctx: RenderContext, { event, zone, uid, title: itemText, body, image, links }: Entry): string {
   const item = {
     id: uid,
     content_html: cdataSafe(body),
-    url: eventLinks(ctx, event, site).page,
+    url: links.page,
     // JSON Feed titles are plain text; consumers escape them (the HTML formats carry escaped ones).
     title: itemText,
     // Where feed 6 puts an item image (only one of a known type is given to it), else after the tags.
@@ -160,7 +161,7 @@ function jsonFeedItem(ctx: RenderContext, { event, zone, uid, title: itemText, b
     date_published: new Date(eventPublished(event)).toISOString(),
     tags: itemCategories(event),
     ...(image && image.type === undefined ? { image: image.url } : {}),
-    _calfeed: calfeedExtension(ctx, event, site, zone),
+    _calfeed: calfeedExtension(ctx, event, links, zone),
   };
   return scriptSafe(jsonItem(item));
 }
@@ -203,10 +204,12 @@ export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null,
 export function feedItems(ctx: RenderContext, event: FeedEvent, zone: string, site: SiteContext, text: PageText): string {
   const image = eventImage(ctx, event);
   const uid = eventUid(ctx, event, site);
-  const entry: Entry = { event, zone, uid, id: urnUuid(uid), title: itemTitle(ctx, event, site, zone, text), body: itemBody(ctx, event, site, zone, image, text), image };
-  const rss = stripControl(rssItem(feedItem(ctx, entry, site, false)));
-  const atom = atomImageTypes(stripControl(atomEntry(feedItem(ctx, entry, site, true))));
-  return `${rss}\0${atom}\0${jsonFeedItem(ctx, entry, site)}`;
+  const links = eventLinks(ctx, event, site);
+  const body = itemBody(ctx, event, links, site, zone, image, text);
+  const entry: Entry = { event, zone, uid, id: urnUuid(uid), title: itemTitle(ctx, event, site, zone, text), body, image, links };
+  const rss = stripControl(rssItem(feedItem(entry, false)));
+  const atom = atomImageTypes(stripControl(atomEntry(feedItem(entry, true))));
+  return `${rss}\0${atom}\0${jsonFeedItem(ctx, entry)}`;
 }
 
 /** feedItems() of any listed calendar's event, in its calendar's zone. */

@@ -20,6 +20,8 @@ export function eventLinks(ctx: RenderContext, event: FeedEvent, site: SiteConte
   };
 }
 
+export type EventLinks = ReturnType<typeof eventLinks>;
+
 /** Media types of the image formats feed readers show, by file extension. */
 const IMAGE_TYPES: Record<string, string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif' };
 
@@ -55,8 +57,7 @@ export function itemTitle(ctx: RenderContext, event: FeedEvent, site: SiteContex
 }
 
 /** The item body as HTML: cancellation notice, when (with zone), where, the image (eventImage), description, links. */
-export function itemBody(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string, image: EventImage | undefined, text: PageText): string {
-  const links = eventLinks(ctx, event, site);
+export function itemBody(ctx: RenderContext, event: FeedEvent, links: EventLinks, site: SiteContext, zone: string, image: EventImage | undefined, text: PageText): string {
   const t = (key: string): string => escapeHtml(text.t(key));
   const parts: string[] = [];
   if (isCancelled(event)) parts.push(`<p><strong>${t('event.cancelled')}</strong></p>`);
@@ -98,8 +99,7 @@ export interface CalfeedItemExtension {
 }
 
 /** Machine-readable facts for JSON Feed consumers such as widget.js. */
-export function calfeedExtension(ctx: RenderContext, event: FeedEvent, site: SiteContext, zone: string): CalfeedItemExtension {
-  const links = eventLinks(ctx, event, site);
+export function calfeedExtension(ctx: RenderContext, event: FeedEvent, links: EventLinks, zone: string): CalfeedItemExtension {
   const allDay = event.when.kind === 'allDay';
   const hasEnd = allDay || (event.when.kind === 'timed' && event.when.end !== undefined);
   return {
