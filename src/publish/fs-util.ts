@@ -113,83 +113,99 @@ export class Limiter {
  * soon as it is empty, so only the folders being emptied are held. A missing root is no error.
  */
 export function removeTree(root: string, limit = 16): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    // A folder being emptied: its entries not yet removed (+1 while it is being listed).
-    interface Folder {
-      path: string;
-      parent: Folder | undefined;
-      left: number;
-    }
-    const files: Array<{ path: string; folder: Folder | undefined }> = [];
-    const toList: Folder[] = [{ path: root, parent: undefined, left: 1 }];
-    const toRemove: Folder[] = [];
-    let running = 0;
-    let failed = false;
-    const settled = (error: NodeJS.ErrnoException | null): boolean => {
-      running--;
-      if (error && error.code !== 'ENOENT' && !failed) {
-        failed = true;
-        reject(error);
-      }
-      return !failed;
-    };
-    // One entry of `folder` is gone; an empty folder is removed next.
-    const entryGone = (folder: Folder | undefined): void => {
-      if (folder === undefined) resolve();
-      else if (--folder.left === 0) toRemove.push(folder);
-    };
+  return new Promise<void>((resolve, reject) => new TreeRemoval(root, limit, resolve, reject).pump());
+}
 
-    const pump = (): void => {
-      while (!failed && running < limit) {
-        const empty = toRemove.pop();
-        if (empty !== undefined) {
-          running++;
-          rmdirCb(empty.path, (error) => {
-            if (!settled(error)) return;
-            entryGone(empty.parent);
-            pump();
-          });
-          continue;
-        }
-        const file = files.pop();
-        if (file !== undefined) {
-          running++;
-          unlinkCb(file.path, (error) => {
-            if (!settled(error)) return;
-            entryGone(file.folder);
-            pump();
-          });
-          continue;
-        }
-        const folder = toList.pop();
-        if (folder === undefined) return;
-        running++;
-        readdirCb(folder.path, { withFileTypes: true }, (error, entries) => {
-          if (error?.code === 'ENOTDIR' && folder.parent === undefined) {
-            // The root is a file.
-            running--;
-            files.push({ path: root, folder: undefined });
-            pump();
-            return;
-          }
-          if (!settled(error)) return;
-          if (error) {
-            entryGone(folder.parent); // ENOENT: already gone
-          } else {
-            folder.left += entries.length;
-            for (const entry of entries) {
-              const abs = path.join(folder.path, entry.name);
-              if (entry.isDirectory()) toList.push({ path: abs, parent: folder, left: 1 });
-              else files.push({ path: abs, folder });
-            }
-            entryGone(folder); // the listing itself is done
-          }
-          pump();
-        });
+/** A folder being emptied: its entries not yet removed (+1 while it is being listed). */
+interface Folder {
+  path: string;
+  parent: Folder | undefined;
+  left: number;
+}
+
+class TreeRemoval {
+  private readonly files: Array<{ path: string; folder: Folder | undefined }> = [];
+  private readonly toList: Folder[];
+  private readonly toRemove: Folder[] = [];
+  private running = 0;
+  private failed = false;
+
+  constructor(
+    private readonly root: string,
+    private readonly limit: number,
+    private readonly resolve: () => void,
+    private readonly reject: (error: Error) => void,
+  ) {
+    this.toList = [{ path: root, parent: undefined, left: 1 }];
+  }
+
+  pump(): void {
+    while (!this.failed && this.running < this.limit) {
+      const empty = this.toRemove.pop();
+      if (empty !== undefined) {
+        this.remove(rmdirCb, empty.path, empty.parent);
+        continue;
       }
-    };
-    pump();
-  });
+      const file = this.files.pop();
+      if (file !== undefined) {
+        this.remove(unlinkCb, file.path, file.folder);
+        continue;
+      }
+      const folder = this.toList.pop();
+      if (folder === undefined) return;
+      this.list(folder);
+    }
+  }
+
+  // Removes a file or an empty folder, one of the entries of `parent`.
+  private remove(call: typeof unlinkCb, entry: string, parent: Folder | undefined): void {
+    this.running++;
+    call(entry, (error) => {
+      if (!this.settled(error)) return;
+      this.entryGone(parent);
+      this.pump();
+    });
+  }
+
+  private list(folder: Folder): void {
+    this.running++;
+    readdirCb(folder.path, { withFileTypes: true }, (error, entries) => {
+      if (error?.code === 'ENOTDIR' && folder.parent === undefined) {
+        // The root is a file.
+        this.running--;
+        this.files.push({ path: this.root, folder: undefined });
+        return this.pump();
+      }
+      if (!this.settled(error)) return;
+      if (error) {
+        this.entryGone(folder.parent); // ENOENT: already gone
+      } else {
+        folder.left += entries.length;
+        for (const entry of entries) {
+          const abs = path.join(folder.path, entry.name);
+          if (entry.isDirectory()) this.toList.push({ path: abs, parent: folder, left: 1 });
+          else this.files.push({ path: abs, folder });
+        }
+        this.entryGone(folder); // the listing itself is done
+      }
+      this.pump();
+    });
+  }
+
+  private settled(error: NodeJS.ErrnoException | null): boolean {
+    this.running--;
+    if (error && error.code !== 'ENOENT' && !this.failed) {
+      this.failed = true;
+      this.reject(error);
+    }
+    return !this.failed;
+  }
+
+  // One entry of `folder` is gone; an empty folder is removed next.
+  private entryGone(folder: Folder | undefined): void {
+    if (folder === undefined) this.resolve();
+    else if (--folder.left === 0) this.toRemove.push(folder);
+  }
 }
 
 /** The first `bytes` bytes of a file as UTF-8 text; undefined when it cannot be read. */

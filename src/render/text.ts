@@ -76,42 +76,56 @@ export function htmlToText(ctx: RenderContext, html: string): string {
   return ctx.plainText.get(html, convertHtmlToText);
 }
 
+/**
+ * Plain text being written. The last code unit of `out` (NaN when empty) is kept beside it: asking
+ * `out` itself would flatten the rope that += builds, copying all of it on every text chunk (and
+ * every entity is a chunk).
+ */
+class PlainText {
+  out = '';
+  last = NaN;
+
+  append(piece: string): void {
+    if (piece === '') return;
+    this.out += piece;
+    this.last = piece.charCodeAt(piece.length - 1);
+  }
+
+  /** Whether the text is empty or ends in a space or a line break. */
+  atSpace(): boolean {
+    return this.out === '' || this.last === 0x20 || this.last === 0x0a;
+  }
+
+  // Called at every block boundary: looks only at the end of `out` (a regex anchored with $ would
+  // scan all of it each time, quadratic in the length of a long description).
+  breakLines(n: number): void {
+    let end = this.out.length;
+    while (end > 0 && (this.out.charCodeAt(end - 1) === 0x20 || this.out.charCodeAt(end - 1) === 0x09)) end--;
+    if (end !== this.out.length) {
+      this.out = this.out.slice(0, end);
+      this.last = end === 0 ? NaN : this.out.charCodeAt(end - 1);
+    }
+    if (end === 0) return;
+    let have = 0;
+    while (have < n && have < end && this.out.charCodeAt(end - 1 - have) === 0x0a) have++;
+    if (have < n) this.append(n - have === 1 ? '\n' : '\n\n');
+  }
+
+  /** Rewrites the text from `start` on, a link's text, as linkText() says it. */
+  endLink(start: number, href: string | undefined): void {
+    this.out = this.out.slice(0, start) + linkText(this.out.slice(start), href);
+    this.last = this.out.charCodeAt(this.out.length - 1);
+  }
+}
+
 function convertHtmlToText(html: string): string {
   const input = stripControl(html);
   // Plain text keeps its own line breaks; only HTML collapses whitespace.
   const plain = !looksLikeHtml(input);
-  let out = '';
-  // The last code unit of `out` (NaN when empty), kept beside it: asking `out` itself would flatten
-  // the rope that += builds, copying all of it on every text chunk (and every entity is a chunk).
-  let last = NaN;
+  const text = new PlainText();
   let skipDepth = 0;
   let preDepth = 0;
   const links: { href: string | undefined; start: number }[] = [];
-
-  const append = (piece: string): void => {
-    if (piece === '') return;
-    out += piece;
-    last = piece.charCodeAt(piece.length - 1);
-  };
-
-  // Called at every block boundary: looks only at the end of `out` (a regex anchored with $ would
-  // scan all of it each time, quadratic in the length of a long description).
-  const breakLines = (n: number): void => {
-    let end = out.length;
-    while (end > 0 && (out.charCodeAt(end - 1) === 0x20 || out.charCodeAt(end - 1) === 0x09)) end--;
-    if (end === 0) {
-      out = '';
-      last = NaN;
-      return;
-    }
-    if (end !== out.length) {
-      out = out.slice(0, end);
-      last = out.charCodeAt(end - 1);
-    }
-    let have = 0;
-    while (have < n && have < end && out.charCodeAt(end - 1 - have) === 0x0a) have++;
-    if (have < n) append(n - have === 1 ? '\n' : '\n\n');
-  };
 
   const parser = new Parser(
     {
@@ -119,22 +133,19 @@ function convertHtmlToText(html: string): string {
         if (SKIP.has(name)) skipDepth++;
         if (skipDepth) return;
         if (name === 'pre') preDepth++;
-        if (PARAGRAPH.has(name)) breakLines(2);
-        else if (name === 'br') append('\n');
-        else if (LINE.has(name)) breakLines(1);
-        if (name === 'li') append('- ');
-        if (name === 'a') links.push({ href: linkTarget(attribs.href), start: out.length });
-        if (name === 'img' && attribs.alt) append(attribs.alt);
-        if ((name === 'td' || name === 'th') && out !== '' && last !== 0x0a) append(' ');
+        if (PARAGRAPH.has(name)) text.breakLines(2);
+        else if (name === 'br') text.append('\n');
+        else if (LINE.has(name)) text.breakLines(1);
+        if (name === 'li') text.append('- ');
+        if (name === 'a') links.push({ href: linkTarget(attribs.href), start: text.out.length });
+        if (name === 'img' && attribs.alt) text.append(attribs.alt);
+        if ((name === 'td' || name === 'th') && text.out !== '' && text.last !== 0x0a) text.append(' ');
       },
-      ontext(text) {
+      ontext(chunk) {
         if (skipDepth) return;
-        if (plain || preDepth) {
-          append(keepLines(text));
-          return;
-        }
-        const collapsed = collapseWhitespace(text);
-        append((out === '' || last === 0x20 || last === 0x0a) && collapsed.charCodeAt(0) === 0x20 ? collapsed.slice(1) : collapsed);
+        if (plain || preDepth) return text.append(keepLines(chunk));
+        const collapsed = collapseWhitespace(chunk);
+        text.append(text.atSpace() && collapsed.charCodeAt(0) === 0x20 ? collapsed.slice(1) : collapsed);
       },
       onclosetag(name) {
         if (SKIP.has(name)) {
@@ -142,16 +153,11 @@ function convertHtmlToText(html: string): string {
           return;
         }
         if (skipDepth) return;
-        if (name === 'a') {
-          const link = links.pop();
-          if (link) {
-            out = out.slice(0, link.start) + linkText(out.slice(link.start), link.href);
-            last = out.charCodeAt(out.length - 1);
-          }
-        }
+        const link = name === 'a' ? links.pop() : undefined;
+        if (link) text.endLink(link.start, link.href);
         if (name === 'pre') preDepth = Math.max(0, preDepth - 1);
-        if (PARAGRAPH.has(name)) breakLines(2);
-        else if (LINE.has(name) && name !== 'br') breakLines(1);
+        if (PARAGRAPH.has(name)) text.breakLines(2);
+        else if (LINE.has(name) && name !== 'br') text.breakLines(1);
       },
     },
     { decodeEntities: true, recognizeSelfClosing: true },
@@ -159,7 +165,7 @@ function convertHtmlToText(html: string): string {
   parser.write(input);
   parser.end();
 
-  return stripControl(tidyLines(out));
+  return stripControl(tidyLines(text.out));
 }
 
 const SPACES = /\s+/g;
