@@ -4,11 +4,12 @@
 // hard-links such files from --out (or copies them with their old mtime); nothing in --out is moved
 // or removed. Only sizes and hashes stay in memory, never contents.
 
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { paths } from '../paths.js';
 import { DirStaging } from './dir-staging.js';
 import type { FileTable } from './file-table.js';
+import { removeTree } from './fs-util.js';
 import { filesDiffer } from './intact.js';
 import { dropped } from './published.js';
 import type { Manifest } from './manifest.js';
@@ -91,7 +92,7 @@ export async function createStaging(outDir: string, options: StagingOptions = {}
     if (stale === undefined) await mkdir(dir);
     return new DirStaging(dir, s.outDir, options, published, stale);
   } catch (error) {
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await removeTree(dir).catch(() => undefined);
     liveStagings.delete(dir);
     throw error;
   }
@@ -101,7 +102,7 @@ export async function createStaging(outDir: string, options: StagingOptions = {}
 export async function discard(staging: Staging): Promise<void> {
   // The writer finishes what it was given first: nothing may be written into the folder being removed.
   if (staging instanceof DirStaging) await staging.close();
-  await rm(staging.dir, { recursive: true, force: true });
+  await removeTree(staging.dir);
   liveStagings.delete(staging.dir);
 }
 
