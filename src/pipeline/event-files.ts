@@ -9,7 +9,7 @@ import type { RenderContext } from '../render/context.js';
 import { renderEventIcs } from '../render/ical/index.js';
 import type { StoredEvents } from '../state/build-store.js';
 import type { HistoryTracker } from '../state/history.js';
-import type { EventRendering } from './event-thread.js';
+import type { PageRenderer } from './page-render.js';
 import { dateDataVersions } from './render-keys.js';
 
 /** What writing an event's files gives the spool: its VEVENT, its feed items and its history record (JSON). */
@@ -37,7 +37,7 @@ export class EventFiles {
   constructor(
     private readonly ctx: RenderContext,
     private readonly staging: Staging,
-    private readonly rendering: EventRendering,
+    private readonly pages: PageRenderer,
     /** HtmlRenderer.fingerprint of the templates in effect. */
     templates: string,
     private readonly site: SiteContext,
@@ -69,7 +69,7 @@ export class EventFiles {
     const same = withItems && renderedBefore?.startsWith(`${fingerprint}.`);
     const stored = same ? this.rows?.ref(event.calendarId, event.id) : undefined;
     const items = stored && this.rows!.spool.itemsOf(stored);
-    const rendered = await this.rendering.render(cal, event, eventJson, { page: !keep, items: withItems && items === undefined });
+    const rendered = this.pages.render(cal, event, { page: !keep, items: withItems && items === undefined });
     if (keep) {
       await this.staging.keep(page);
       await this.staging.keep(ics);

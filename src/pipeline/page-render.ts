@@ -1,5 +1,6 @@
-// Event pages and VEVENTs, and calendars' feeds and pages, rendered from the build's render
-// context: here, or an event's files in the event thread (event-thread.ts).
+// Event pages and VEVENTs, and calendars' feeds and pages, rendered in this thread from the build's
+// render context. (Page worker threads were measured and left out, for their CPU and memory
+// against what they bought: docs/performance.md.)
 
 import { type Calendar, type FeedEvent, listEvent, type ListEvent, type SiteContext } from '../model.js';
 import { ownClock } from '../render/clock.js';
@@ -12,14 +13,14 @@ import { eventEndMs } from '../render/syndication/when.js';
 import { readItems, readSpans, type SpoolRead } from './spool.js';
 
 /** What to render of an event besides its VEVENT: either may be kept from the last build instead. */
-export interface EventWants {
+interface EventWants {
   page: boolean;
   items: boolean;
 }
 
-export interface RenderedEvent {
-  /** The event page's HTML (as UTF-8 bytes from the event thread); absent when it was not asked for. */
-  page?: string | Uint8Array;
+interface RenderedEvent {
+  /** The event page's HTML; absent when it was not asked for. */
+  page?: string;
   vevent: string;
   /** Its feed items (feedItems()); '' when they were not asked for, or the event has ended (no feed lists it again). */
   items: string;

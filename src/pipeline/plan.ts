@@ -5,7 +5,7 @@
 import type { ProbeResult } from '../crawl/index.js';
 import type { PortalClient } from '../http/index.js';
 import { PublishedManifest } from '../publish/index.js';
-import { htmlRenderer, readTemplates, type HtmlRenderer, type TemplateSources } from '../render/html/index.js';
+import { htmlRenderer, readTemplates, type HtmlRenderer } from '../render/html/index.js';
 import { BuildStore, type StoreSections } from '../state/build-store.js';
 import type { BuildRun } from './build.js';
 import type { PortalSource } from './source.js';
@@ -15,8 +15,6 @@ import { buildInputs, checkUpToDate, type UpToDatePlan } from './up-to-date.js';
 export interface RenderPlan {
   upToDate: false;
   html: HtmlRenderer;
-  /** What html was compiled from: the event thread compiles them again. */
-  templates: TemplateSources;
   /** buildInputs() of this build. */
   inputs: string;
   /** What the store is keyed by: the base URL, or "embedded demo" (a new port each run). */
@@ -62,5 +60,5 @@ export async function planBuild({ run, source, client, outDir }: PlanInput): Pro
   // or another portal explains a slower, fuller build.
   if (storeNote && store.missing) log.debug(`build store: ${storeNote}`);
   else if (storeNote) log.info(`build store: ${storeNote}`);
-  return { upToDate: false, html, templates, inputs, portal, store, published, probe: check.probe, sections };
+  return { upToDate: false, html, inputs, portal, store, published, probe: check.probe, sections };
 }

@@ -1,7 +1,6 @@
 // One build past its plan (plan.ts): staging beside --out, the renderers, and each step of the
 // build as a method, in the order build.ts calls them; what a failed build holds is let go by release().
 
-import { availableParallelism } from 'node:os';
 import type { Calendar, SiteContext } from '../model.js';
 import type { CrawlCache } from '../crawl/index.js';
 import { CalfeedError } from '../errors.js';
@@ -16,7 +15,6 @@ import { VERSION } from '../version.js';
 import type { BuildRun } from './build.js';
 import { CalendarFiles } from './calendar-files.js';
 import { EventFiles } from './event-files.js';
-import { EventRendering, THREAD_AFTER } from './event-thread.js';
 import { crawlPortal, recordsFailures, type Gathered, type SpooledRefs } from './gather.js';
 import { PageRenderer } from './page-render.js';
 import { siteWarnings } from './placeless.js';
@@ -32,13 +30,6 @@ const DAY_MS = 86_400_000;
 function writerThread(run: BuildRun): boolean | undefined {
   const { threads } = run.loaded.config;
   return threads === undefined ? undefined : threads > 0;
-}
-
-/** --threads: after how many events rendered here the event thread starts (Infinity: never). */
-function eventThreadAfter(run: BuildRun): number {
-  const { threads } = run.loaded.config;
-  if (threads === undefined) return availableParallelism() > 1 ? THREAD_AFTER : Infinity;
-  return threads > 0 ? 0 : Infinity;
 }
 
 /** What rendering left for the steps after it. */
@@ -67,7 +58,6 @@ export class SiteBuild {
   private readonly tracker: HistoryTracker;
   private readonly ctx = createRenderContext();
   private readonly eventFiles: EventFiles;
-  private readonly eventRendering: EventRendering;
   private readonly calendarFiles: CalendarFiles;
   private siteRenderer: SiteRenderer | undefined;
   private staging: Staging | undefined;
@@ -99,9 +89,7 @@ export class SiteBuild {
     this.site = siteContext(config, timeZone, run.now);
     this.tracker = new HistoryTracker(plan.sections.history, run.now, config.keepRemovedDays * DAY_MS);
     this.pages = new PageRenderer(this.ctx, plan.html, this.site);
-    const onStart = (n: number): void => run.log.debug(`threads: event files rendered in a thread of their own after ${n} here`);
-    this.eventRendering = new EventRendering(this.pages, plan.templates, this.site, eventThreadAfter(run), onStart);
-    this.eventFiles = new EventFiles(this.ctx, staging, this.eventRendering, plan.html.fingerprint, this.site, this.tracker, plan.sections.rows);
+    this.eventFiles = new EventFiles(this.ctx, staging, this.pages, plan.html.fingerprint, this.site, this.tracker, plan.sections.rows);
     this.calendarFiles = new CalendarFiles(staging, plan.sections.rendered, run.now);
     const by = config.threads === undefined ? 'by the cores; --threads sets it' : '--threads';
     run.log.debug(`threads: ${staging.writerThread ? 'one' : 'none'} writing files beside this one (${by})`);
@@ -120,10 +108,7 @@ export class SiteBuild {
       await this.renderer(calendars).calendar(calendar, events, this.tracker.finishCalendar(calendar.id, calendar.slug));
     };
     const { ctx, site, tracker, eventFiles } = this;
-    const gathered = await crawlPortal({ run: this.run, client, cache, staging, site, ctx, tracker, eventFiles, spool, lastSpool: sections.saved, probe: this.plan.probe, calendarSegments, started, onCalendarDone });
-    // Few events' files are rendered after the crawl (those of calendars gone from the portal).
-    await this.eventRendering.stop();
-    return gathered;
+    return crawlPortal({ run: this.run, client, cache, staging, site, ctx, tracker, eventFiles, spool, lastSpool: sections.saved, probe: this.plan.probe, calendarSegments, started, onCalendarDone });
   }
 
   /** The calendar-level and site-level files, what vanished settled, and expired cancellations dropped. */
@@ -240,7 +225,6 @@ export class SiteBuild {
 
   /** Lets go of what a failed build holds: staging (removed), the spools, the prepared store. */
   async release(): Promise<void> {
-    await this.eventRendering.stop();
     this.spool?.dispose();
     this.plan.sections.rows?.spool.dispose();
     this.cache?.dispose();

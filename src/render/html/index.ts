@@ -16,7 +16,6 @@ export { isUpcoming } from './format.js';
 export { HOME_CANDIDATES } from './home.js';
 export { readTemplates } from './templates.js';
 export type { CategoryCount } from './category.js';
-export type { TemplateSources } from './templates.js';
 
 export interface HtmlRenderer {
   /**
