@@ -89,8 +89,8 @@ export class PageRenderer {
   }
 }
 
-/** Events in a list read from the spool when asked, a part at a time, as ListEvents. */
-function spooledList(spool: SpoolRead, list: Float64Array): EventSource {
+/** Events in a list (spans() of their refs) read from the spool when asked, a part at a time, as ListEvents. */
+export function spooledList(spool: SpoolRead, list: Float64Array): EventSource {
   const count = list.length / 2;
   const read = (at: readonly number[]): ListEvent[] => {
     const pairs = new Float64Array(at.length * 2);

@@ -2,7 +2,7 @@
 // events by day, feeds and calendar.ics); categories/index.html lists them. Removed events have no
 // categories, so they leave their categories' files. Read one category at a time, as calendars are.
 
-import { listEvent, type Calendar, type Category, type FeedEvent, type ListEvent, type SiteContext } from '../model.js';
+import type { Calendar, Category, SiteContext } from '../model.js';
 import { categoryKey, categorySlug, paths, type CategoryFile } from '../paths.js';
 import type { Staging } from '../publish/index.js';
 import { ownClock } from '../render/clock.js';
@@ -14,7 +14,8 @@ import type { CalendarFiles } from './calendar-files.js';
 import type { SpooledRefs } from './gather.js';
 import { icsChunks, liveEntries } from './ics-entries.js';
 import { categoriesKey, categoryFilesKey, isUpcomingRef } from './render-keys.js';
-import { compareRefs, feedDate, type EventRef, type EventSpool } from './spool.js';
+import { spooledList } from './page-render.js';
+import { compareRefs, feedDate, spans, type EventRef, type EventSpool } from './spool.js';
 
 /** A category's own files, in the order they are staged. */
 export const CATEGORY_FILES: readonly CategoryFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html'];
@@ -166,8 +167,8 @@ async function renderCategory(input: CategoryInput, category: Category, refs: re
   const until = await input.calendarFiles.write(`category ${category.key}`, key, CATEGORY_FILES.map(file), async () => {
     await staging.writeChunks(file('calendar.ics'), icsChunks(icsHeader(ctx, category, calendars, site), ics, spool));
     await stageFeeds(input, category, items, feedDate(items, newest), site, file);
-    // What the page shows of each event, read one at a time: never the category's events whole.
-    const listed: ListEvent[] = upcoming.map((r) => listEvent(JSON.parse(spool.json(r)) as FeedEvent));
+    // Its events read from the spool when the page asks, a part at a time: never all of them at once.
+    const listed = spooledList(spool.text, spans(upcoming));
     await staging.writeChunks(file('index.html'), html.categoryPieces(ctx, category, calendars, listed, upcomingCount, site));
     return site.clock.changesAt;
   });

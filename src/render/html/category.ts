@@ -5,7 +5,7 @@
 import type { Calendar, Category, ListEvent, SiteContext } from '../../model.js';
 import { categoryKey, categorySlug, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
-import { item, groupPositions, type DayList } from './days.js';
+import { arraySource, item, groupPositions, type DayList, type EventSource } from './days.js';
 import { eventDayKey, safeZone, todayIn } from './format.js';
 import { relHref, subscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
@@ -25,7 +25,7 @@ export interface CategoryLinkView {
 }
 
 /** The view of categories/{slug}/index.html, its days as a DayList (made a part at a time). */
-export function categoryDayView(ctx: RenderContext, category: Category, calendars: readonly Calendar[], events: readonly ListEvent[], upcomingCount: number, site: SiteContext, text: PageText) {
+export function categoryDayView(ctx: RenderContext, category: Category, calendars: readonly Calendar[], events: readonly ListEvent[] | EventSource, upcomingCount: number, site: SiteContext, text: PageText) {
   const c = scope(ctx, site, text);
   const file = paths.category(category.slug, 'index.html');
   const listHref = relHref(file, paths.categoriesIndex());
@@ -43,19 +43,25 @@ export function categoryDayView(ctx: RenderContext, category: Category, calendar
 
 /**
  * A category's events by day in the site's zone (in progress: under today), each with its time in
- * its calendar's zone and a link to its calendar. The page holds until the next midnight.
+ * its calendar's zone and a link to its calendar. The page holds until the next midnight. The
+ * events are read twice, once for their days and once a part at a time for their views, so a
+ * source that reads them when asked never holds them all.
  */
-function categoryDays(c: Scope, calendars: readonly Calendar[], events: readonly ListEvent[], file: string): DayList {
+function categoryDays(c: Scope, calendars: readonly Calendar[], events: readonly ListEvent[] | EventSource, file: string): DayList {
   const { ctx, site } = c;
   const byId = new Map(calendars.map((cal) => [cal.id, cal]));
   const zone = safeZone(ctx, site.timeZone);
   const today = todayIn(ctx, site.clock, zone);
+  const source = 'read' in events ? events : arraySource(events);
   // In day order: events of calendars in other zones start their days at other instants.
-  const dayOf = (e: ListEvent): string => eventDayKey(ctx, e.when, zone);
-  const known = events.map((e, i) => ({ e, i, day: dayOf(e) })).filter(({ e }) => byId.has(e.calendarId));
+  const known: Array<{ i: number; day: string }> = [];
+  let i = 0;
+  for (const e of source) {
+    if (byId.has(e.calendarId)) known.push({ i, day: eventDayKey(ctx, e.when, zone) });
+    i++;
+  }
   known.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.i - b.i));
-  return groupPositions(c, known.map(({ day }) => day), today, (at) => at.map((i) => {
-    const { e } = known[i]!;
+  return groupPositions(c, known.map(({ day }) => day), today, (at) => source.read(at.map((k) => known[k]!.i)).map((e) => {
     const cal = byId.get(e.calendarId)!;
     return { ...item(c, cal, e, zoneOf(ctx, cal, site), file, today), calendar: { title: cal.title, href: relHref(file, paths.calendar(cal.slug, 'index.html')) } };
   }));

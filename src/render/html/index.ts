@@ -31,9 +31,9 @@ export interface HtmlRenderer {
   calendarPieces(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[] | EventSource, site: SiteContext): { index: Iterable<string>; past: Iterable<string>; widget: string };
   /**
    * categories/{slug}/index.html, in pieces (a few days each): a category's upcoming events of
-   * every calendar (`events`, by start), `upcoming` of them not cancelled.
+   * every calendar (`events`, by start; from a source, read when asked), `upcoming` of them not cancelled.
    */
-  categoryPieces(ctx: RenderContext, category: Category, calendars: readonly Calendar[], events: readonly ListEvent[], upcoming: number, site: SiteContext): Iterable<string>;
+  categoryPieces(ctx: RenderContext, category: Category, calendars: readonly Calendar[], events: readonly ListEvent[] | EventSource, upcoming: number, site: SiteContext): Iterable<string>;
   /** categories/index.html: every category with its upcoming count. */
   categories(ctx: RenderContext, counts: readonly CategoryCount[], site: SiteContext): string;
   /** calendars/{slug}/events/{eventSlug}.html: the whole event, with JSON-LD and an "add to calendar" link. */
