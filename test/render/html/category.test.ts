@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { listEvent, type Category } from '../../../src/model.js';
 import { createRenderContext } from '../../../src/render/context.js';
 import { loadHtmlRenderer } from '../../../src/render/html/index.js';
+import type { EventSource } from '../../../src/render/html/view.js';
 import { eventCategoryLinks } from '../../../src/render/html/category.js';
 import { sampleCalendar, sampleEvent, sampleSite } from '../../fixtures/sample.js';
 import { byClass, parse, select, text } from './dom.js';
@@ -44,6 +45,30 @@ describe('a category page', () => {
     expect([...own.categoryPieces(ctx, lecture, [science, arts], events, 3, site)]).toEqual(['Lecture (3): 2026-03-25=1 2026-03-26=1 2026-04-02=1']);
     // The override does not change the built-in page.
     expect([...builtin.categoryPieces(ctx, lecture, [science, arts], events, 3, site)]).toEqual(pieces);
+  });
+});
+
+describe('a category page from a source that reads its events when asked', () => {
+  it('is the page its events in memory make, and asks for each piece of the list alone, never all at once', async () => {
+    const html = await loadHtmlRenderer();
+    // 1,200 events over 40 days: more than one piece of the day list (500 events, whole days).
+    const many = Array.from({ length: 1200 }, (_, i) =>
+      listEvent(sampleEvent({ id: `e${i}`, slug: `e${i}`, title: `Talk ${i}`, when: { kind: 'timed', start: Date.UTC(2026, 2, 21) + Math.floor(i / 30) * 86_400_000 + (i % 30) * 60_000 } })),
+    );
+    const asked: number[] = [];
+    const source: EventSource = {
+      length: many.length,
+      read: (at) => {
+        asked.push(at.length);
+        return at.map((i) => many[i]!);
+      },
+      [Symbol.iterator]: () => many[Symbol.iterator](),
+    };
+    const fromSource = [...html.categoryPieces(ctx, lecture, [science, arts], source, many.length, site)];
+    expect(fromSource.join('')).toBe([...html.categoryPieces(ctx, lecture, [science, arts], many, many.length, site)].join(''));
+    expect(fromSource.length).toBeGreaterThan(3);
+    expect(asked.reduce((a, b) => a + b, 0)).toBe(many.length);
+    expect(Math.max(...asked)).toBeLessThanOrEqual(510);
   });
 });
 
