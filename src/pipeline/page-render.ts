@@ -2,15 +2,14 @@
 // render context. (Page worker threads were measured and left out, for their CPU and memory
 // against what they bought: docs/performance.md.)
 
-import { type Calendar, type FeedEvent, listEvent, type ListEvent, type SiteContext } from '../model.js';
+import type { Calendar, FeedEvent, SiteContext } from '../model.js';
 import { ownClock } from '../render/clock.js';
 import type { RenderContext } from '../render/context.js';
 import type { HtmlRenderer } from '../render/html/index.js';
-import type { EventSource } from '../render/html/view.js';
 import { veventText } from '../render/ical/index.js';
 import { feedItems, renderFeeds } from '../render/syndication/index.js';
 import { eventEndMs } from '../render/syndication/when.js';
-import { readItems, readSpans, type SpoolRead } from './spool.js';
+import { readItems, spooledList, type SpoolRead } from './spool.js';
 
 /** What to render of an event besides its VEVENT: either may be kept from the last build instead. */
 interface EventWants {
@@ -88,23 +87,3 @@ export class PageRenderer {
     };
   }
 }
-
-/** Events in a list (spans() of their refs) read from the spool when asked, a part at a time, as ListEvents. */
-export function spooledList(spool: SpoolRead, list: Float64Array): EventSource {
-  const count = list.length / 2;
-  const read = (at: readonly number[]): ListEvent[] => {
-    const pairs = new Float64Array(at.length * 2);
-    at.forEach((i, k) => pairs.set(list.subarray(2 * i, 2 * i + 2), 2 * k));
-    return readSpans(spool, pairs, listEvent);
-  };
-  return {
-    length: count,
-    read,
-    *[Symbol.iterator]() {
-      for (let from = 0; from < count; from += SPOOL_PART) yield* read(Array.from({ length: Math.min(SPOOL_PART, count - from) }, (_, k) => from + k));
-    },
-  };
-}
-
-/** How many events one read of the spool takes when a list is read whole, in order. */
-const SPOOL_PART = 1000;

@@ -14,8 +14,7 @@ import type { CalendarFiles } from './calendar-files.js';
 import type { SpooledRefs } from './gather.js';
 import { icsChunks, liveEntries } from './ics-entries.js';
 import { categoriesKey, categoryFilesKey, isUpcomingRef } from './render-keys.js';
-import { spooledList } from './page-render.js';
-import { compareRefs, feedDate, spans, type EventRef, type EventSpool } from './spool.js';
+import { compareRefs, feedDate, spans, spooledList, type EventRef, type EventSpool } from './spool.js';
 
 /** A category's own files, in the order they are staged. */
 export const CATEGORY_FILES: readonly CategoryFile[] = ['calendar.ics', 'rss.xml', 'atom.xml', 'feed.json', 'index.html'];

@@ -7,7 +7,8 @@
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { AppendFile, readAt, scratch } from '../append-file.js';
-import type { FeedEvent } from '../model.js';
+import { listEvent, type FeedEvent, type ListEvent } from '../model.js';
+import type { EventSource } from '../render/html/view.js';
 
 /** What stays in memory of a spooled event. */
 export interface EventRef {
@@ -120,6 +121,26 @@ export function readSpans<T>(read: SpoolRead, pairs: Float64Array, take: (event:
   for (let i = 0; i < pairs.length; i += 2) events.push(take(JSON.parse(read(pairs[i]!, pairs[i + 1]!)) as FeedEvent));
   return events;
 }
+
+/** Events in a list (spans() of their refs) read from the spool when asked, a part at a time, as ListEvents. */
+export function spooledList(spool: SpoolRead, list: Float64Array): EventSource {
+  const count = list.length / 2;
+  const read = (at: readonly number[]): ListEvent[] => {
+    const pairs = new Float64Array(at.length * 2);
+    at.forEach((i, k) => pairs.set(list.subarray(2 * i, 2 * i + 2), 2 * k));
+    return readSpans(spool, pairs, listEvent);
+  };
+  return {
+    length: count,
+    read,
+    *[Symbol.iterator]() {
+      for (let from = 0; from < count; from += SPOOL_PART) yield* read(Array.from({ length: Math.min(SPOOL_PART, count - from) }, (_, k) => from + k));
+    },
+  };
+}
+
+/** How many events one read of the spool takes when a list is read whole, in order. */
+const SPOOL_PART = 1000;
 
 /** Where the feed items of each ref are in its spool, and its JSON: [at, jsonBytes, veventBytes, itemsBytes] each (readItems). */
 export function itemSpans(refs: readonly EventRef[]): Float64Array {

@@ -5,7 +5,7 @@
 import type { Calendar, Category, ListEvent, SiteContext } from '../../model.js';
 import { categoryKey, categorySlug, paths } from '../../paths.js';
 import type { RenderContext } from '../context.js';
-import { arraySource, item, groupPositions, type DayList, type EventSource } from './days.js';
+import { eventSource, item, groupPositions, type DayList, type EventSource } from './days.js';
 import { eventDayKey, safeZone, todayIn } from './format.js';
 import { relHref, subscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
@@ -52,7 +52,7 @@ function categoryDays(c: Scope, calendars: readonly Calendar[], events: readonly
   const byId = new Map(calendars.map((cal) => [cal.id, cal]));
   const zone = safeZone(ctx, site.timeZone);
   const today = todayIn(ctx, site.clock, zone);
-  const source = 'read' in events ? events : arraySource(events);
+  const source = eventSource(events);
   // In day order: events of calendars in other zones start their days at other instants.
   const known: Array<{ i: number; day: string }> = [];
   let i = 0;

@@ -62,8 +62,9 @@ export interface EventSource extends Iterable<ListEvent> {
   read(at: readonly number[]): ListEvent[];
 }
 
-/** The EventSource of events in memory. */
-export function arraySource(events: readonly ListEvent[]): EventSource {
+/** Events as an EventSource: a source as it is, events in memory read from the array. */
+export function eventSource(events: readonly ListEvent[] | EventSource): EventSource {
+  if ('read' in events) return events;
   return { length: events.length, read: (at) => at.map((i) => events[i]!), [Symbol.iterator]: () => events[Symbol.iterator]() };
 }
 

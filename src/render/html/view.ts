@@ -14,7 +14,7 @@ import {
 import { eventJsonLd } from './jsonld.js';
 import { relHref, safeHttpUrl, safeMailto, siteLinkViews, subscribeLinks, type SubscribeLinks } from './links.js';
 import type { PageText } from './messages.js';
-import { arraySource, groupPositions, item, SEGMENT, type EventSource } from './days.js';
+import { eventSource, groupPositions, item, SEGMENT, type EventSource } from './days.js';
 import { eventCategoryLinks } from './category.js';
 import { searchView } from './search.js';
 
@@ -137,7 +137,7 @@ function splitSource(ctx: RenderContext, source: EventSource, zone: string, site
 export function calendarDayViews(ctx: RenderContext, cal: Calendar, events: readonly ListEvent[] | EventSource, site: SiteContext, text: PageText) {
   const c = scope(ctx, site, text);
   const zone = zoneOf(ctx, cal, site);
-  const source = 'read' in events ? events : arraySource(events);
+  const source = eventSource(events);
   const { upcoming, past, cancelled, days } = splitSource(ctx, source, zone, site);
   const dayList = (order: number[], file: string, today: string | null) =>
     groupPositions(c, days, today, (at) => source.read(at).map((e) => item(c, cal, e, zone, file, today)), order);
