@@ -1,6 +1,6 @@
 // Making the verified staging folder the published output, in one commit step that never touches
 // the live tree before it. Staging is the complete new output (new files written, unchanged ones
-// hard-linked from --out); it is verified, made durable (durable.ts), then made current:
+// hard-linked from --out); it is verified and made durable (durable.ts) at once, then made current:
 // - --out a folder: two renames, --out -> backup, staging -> --out. Node has no
 //   renameat2(RENAME_EXCHANGE), so for an instant between them --out does not exist; a process
 //   killed exactly there leaves the backup, which the next run's recover() puts back.
@@ -69,17 +69,22 @@ export async function publish(staging: Staging, outDir: string, options: Publish
 async function commitStaging(staging: DirStaging, s: Siblings, options: PublishOptions): Promise<PublishResult> {
   const next = staging.files();
   await staging.linkKept();
+  // Every staged file is on disk now: the disk writes them back while verify reads the folder.
+  const flush = toFlush(staging);
+  const flushing = flushAll(staging.dir, flush.files, flush.folders);
+  // Awaited below; when publishing stops before that, its failure has nothing left to stop.
+  flushing.catch(() => undefined);
   await verifyStaging(staging.dir, { staged: next });
   options.onStep?.('verified');
   await assertReplaceable(s.outDir);
-  await carryOverDotfiles(s.outDir, staging.dir);
+  const carried = await carryOverDotfiles(s.outDir, staging.dir);
 
   const written = next.changedCount();
   const previous = await staging.publishedListing();
   const removed = await countRemoved(s.outDir, next, previous);
 
-  const flush = toFlush(staging);
-  await flushAll(staging.dir, flush.files, flush.folders);
+  await flushing;
+  if (carried.length > 0) await flushAll(staging.dir, carried, [staging.dir]);
   options.onStep?.('synced');
   const linkMode = await isLinkMode(s.outDir);
   // The last check and the commit's start are one synchronous step: a signal handled after the
@@ -167,21 +172,25 @@ function spareOf(staging: DirStaging, next: FileTable, previous: ReadonlyMap<str
 // Top-level dot files of the published folder that calfeed did not write (.gitkeep, .gitignore,
 // .nojekyll) belong to the user: link them into the new output so publishing does not delete them.
 // They are not in the manifest, and verify has already run.
-async function carryOverDotfiles(outDir: string, stagingDir: string): Promise<void> {
+// Returns the files it made, which the flush begun before it did not cover.
+async function carryOverDotfiles(outDir: string, stagingDir: string): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(outDir);
   } catch (error) {
-    if (errno(error) === 'ENOENT') return;
+    if (errno(error) === 'ENOENT') return [];
     throw error;
   }
+  const carried: string[] = [];
   for (const name of names) {
     if (!name.startsWith('.')) continue;
     const from = path.join(outDir, name);
     const to = path.join(stagingDir, name);
     if (!(await lstat(from)).isFile() || (await present(to))) continue;
     await link(from, to).catch(() => copyFile(from, to));
+    carried.push(to);
   }
+  return carried;
 }
 
 // Files of the current output missing from the next one: from the published manifest as staging
