@@ -1,8 +1,8 @@
 // Small file-system helpers shared by staging, verify and swap.
 
 import { createHash } from 'node:crypto';
-import { readdir as readdirCb, rmdir as rmdirCb, unlink as unlinkCb } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { type Dirent, readdir as readdirCb, readdirSync, rmdir as rmdirCb, unlink as unlinkCb } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface WalkEntry {
@@ -13,25 +13,36 @@ export interface WalkEntry {
   regular: boolean;
 }
 
-/** Every non-directory entry under root, depth first. Yields nothing if root does not exist. */
+/**
+ * Every non-directory entry under root, depth first. Yields nothing if root does not exist. A
+ * folder's listing is read whole and synchronously (a promise per folder, or a Dir read an entry
+ * at a time, cost about three times as much at 10,000 folders); the event loop gets a turn every
+ * 4096 files.
+ */
 export async function* walkFiles(root: string): AsyncGenerator<WalkEntry> {
-  // An explicit stack: nested async generators (one per level) cost an await per level per file.
-  const stack: Array<{ abs: string; rel: string }> = [{ abs: root, rel: '' }];
+  // An explicit stack of folders still to read: nested async generators (one per level) cost an
+  // await per level per file.
+  const stack: string[] = [''];
+  let files = 0;
   while (stack.length > 0) {
-    const { abs, rel } = stack.pop()!;
-    let entries;
+    const rel = stack.pop()!;
+    const abs = rel === '' ? root : path.join(root, rel);
+    let entries: Dirent[];
     try {
-      entries = await readdir(abs, { withFileTypes: true });
+      entries = readdirSync(abs, { withFileTypes: true });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (abs === root && (code === 'ENOENT' || code === 'ENOTDIR')) return;
+      if (rel === '' && (code === 'ENOENT' || code === 'ENOTDIR')) return;
       throw error;
     }
     for (const entry of entries) {
-      const childAbs = path.join(abs, entry.name);
       const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) stack.push({ abs: childAbs, rel: childRel });
-      else yield { rel: childRel, abs: childAbs, regular: entry.isFile() };
+      if (entry.isDirectory()) {
+        stack.push(childRel);
+        continue;
+      }
+      yield { rel: childRel, abs: path.join(abs, entry.name), regular: entry.isFile() };
+      if (++files % 4096 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 }

@@ -3,7 +3,7 @@
 // nothing but the manifest is read back: the content checks ran as files were staged
 // (content-check.ts), and the folder is walked for sizes. Without it, every file is read and checked.
 
-import { type Dirent, lstatSync, readdirSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
@@ -12,7 +12,6 @@ import { contentProblem } from './content-check.js';
 import { eachAtOnce, errno, sha256, walkFiles, type WalkEntry } from './fs-util.js';
 import { FileTable } from './file-table.js';
 import { scanManifest } from './manifest-read.js';
-import { underRoot } from './write-job.js';
 
 function failure(relPath: string, problem: string): CalfeedError {
   return new CalfeedError(
@@ -94,35 +93,20 @@ async function manifestAgainstTable(dir: string, table: FileTable): Promise<Uint
 
 /**
  * The folder: only regular files, each listed and of its listed size (a file replaced or appended
- * to since it was staged is not). Depth first, a folder's listing read whole (a Dir read an entry
- * at a time cost three times as much), so only the listings of the folders on the way are held.
+ * to since it was staged is not).
  */
 async function folderAgainstTable(dir: string, table: FileTable, listed: Uint8Array): Promise<void> {
   const manifestRel = paths.manifest();
   const onDisk = new Uint8Array(table.slotCount());
-  let files = 0;
-  const open: Array<{ entries: Dirent[]; next: number; rel: string }> = [{ entries: readdirSync(dir, { withFileTypes: true }), next: 0, rel: '' }];
-  while (open.length > 0) {
-    const level = open[open.length - 1]!;
-    const entry = level.entries[level.next++];
-    if (entry === undefined) {
-      open.pop();
-      continue;
-    }
-    const childRel = level.rel === '' ? entry.name : `${level.rel}/${entry.name}`;
-    if (entry.isDirectory()) {
-      open.push({ entries: readdirSync(underRoot(dir, childRel), { withFileTypes: true }), next: 0, rel: childRel });
-      continue;
-    }
-    if (!entry.isFile()) throw failure(childRel, 'it is not a regular file (a symlink or special file)');
-    const slot = table.slotOf(childRel);
-    if (slot < 0 || (childRel !== manifestRel && listed[slot] !== 1)) throw failure(childRel, `it is on disk but not listed in ${manifestRel}`);
+  for await (const file of walkFiles(dir)) {
+    if (!file.regular) throw failure(file.rel, 'it is not a regular file (a symlink or special file)');
+    const slot = table.slotOf(file.rel);
+    if (slot < 0 || (file.rel !== manifestRel && listed[slot] !== 1)) throw failure(file.rel, `it is on disk but not listed in ${manifestRel}`);
     onDisk[slot] = 1;
-    const size = lstatSync(underRoot(dir, childRel)).size;
+    // Synchronous: cheaper than a promise per file.
+    const size = lstatSync(file.abs).size;
     const expected = table.sizeAt(slot);
-    if (size !== expected) throw failure(childRel, `it has ${size} bytes, the manifest says ${expected}`);
-    // Synchronous calls, cheaper than promises per file; the event loop gets a turn now and then.
-    if (++files % 4096 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (size !== expected) throw failure(file.rel, `it has ${size} bytes, the manifest says ${expected}`);
   }
   for (const relPath of table.unseen(onDisk)) throw failure(relPath, `it is listed in ${manifestRel} but missing on disk`);
 }
