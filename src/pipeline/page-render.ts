@@ -7,7 +7,7 @@ import { ownClock } from '../render/clock.js';
 import type { RenderContext } from '../render/context.js';
 import type { HtmlRenderer } from '../render/html/index.js';
 import { veventText } from '../render/ical/index.js';
-import { feedItems, renderFeeds } from '../render/syndication/index.js';
+import { feedItems, renderFeeds, type SyndicationFeeds } from '../render/syndication/index.js';
 import { eventEndMs } from '../render/syndication/when.js';
 import { readItems, spooledList, type SpoolRead } from './spool.js';
 
@@ -26,10 +26,7 @@ interface RenderedEvent {
 }
 
 /** A calendar's feeds and pages. The index and past pages come in pieces (18 MB at 100,000 events), rendered as they are iterated (once). */
-interface CalendarPages {
-  rss: string;
-  atom: string;
-  json: string;
+interface CalendarPages extends SyndicationFeeds {
   index: Iterable<string>;
   past: Iterable<string>;
   widget: string;

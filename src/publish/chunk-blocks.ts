@@ -13,6 +13,35 @@ export function* slicesOf(text: string): Generator<string> {
   for (let from = 0; from < text.length; from += SLICE) yield text.slice(from, from + SLICE);
 }
 
+/** Whether write() was given text in pieces rather than a string or bytes. */
+export function isPieces(data: string | Uint8Array | readonly string[]): data is readonly string[] {
+  return Array.isArray(data);
+}
+
+/** The UTF-16 length of text in pieces (compared with BIG_STRING). */
+export function textLength(pieces: readonly string[]): number {
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  return length;
+}
+
+/**
+ * The UTF-8 bytes of the pieces' concatenation, encoded into one Buffer without making that
+ * string: joining a megabyte feed costs a copy, and encoding the joined string another.
+ */
+export function utf8Joined(pieces: readonly string[]): Buffer {
+  // A surrogate pair split between two pieces is one character only once they are joined.
+  if (pieces.some((piece, i) => i < pieces.length - 1 && isHighSurrogate(piece.charCodeAt(piece.length - 1)))) return Buffer.from(pieces.join(''), 'utf8');
+  let total = 0;
+  for (const piece of pieces) total += Buffer.byteLength(piece, 'utf8');
+  const bytes = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const piece of pieces) at += bytes.write(piece, at, 'utf8');
+  return bytes;
+}
+
+const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
+
 /**
  * Chunks in, blocks of BLOCK bytes out. `out` is given each full block (`gathered`: the same
  * buffer each time, to be used before returning) or, at a block boundary, a piece of at least a
@@ -36,8 +65,7 @@ export class ChunkBlocks {
     }
     let text = this.held === '' ? chunk : this.held + chunk;
     this.held = '';
-    const last = text.charCodeAt(text.length - 1);
-    if (last >= 0xd800 && last <= 0xdbff) {
+    if (isHighSurrogate(text.charCodeAt(text.length - 1))) {
       this.held = text.slice(-1);
       text = text.slice(0, -1);
     }

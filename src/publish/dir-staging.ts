@@ -6,7 +6,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { CalfeedError } from '../errors.js';
 import { paths } from '../paths.js';
-import { BIG_STRING, ChunkBlocks, slicesOf } from './chunk-blocks.js';
+import { BIG_STRING, ChunkBlocks, isPieces, slicesOf, textLength, utf8Joined } from './chunk-blocks.js';
 import { chunkCheckFor } from './content-check.js';
 import { FileTable } from './file-table.js';
 import { errno, sha256Digest } from './fs-util.js';
@@ -69,11 +69,12 @@ export class DirStaging implements Staging {
     return this.writer.stop();
   }
 
-  async write(relPath: string, data: string | Uint8Array): Promise<void> {
+  async write(relPath: string, data: string | Uint8Array | readonly string[]): Promise<void> {
     const folder = this.claim(relPath);
-    // A large string is streamed a slice at a time rather than copied into one Buffer.
+    // Large text is streamed a slice at a time rather than copied into one Buffer.
     if (typeof data === 'string' && data.length >= BIG_STRING) return this.stream(relPath, folder, slicesOf(data), false);
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    if (isPieces(data) && textLength(data) >= BIG_STRING) return this.stream(relPath, folder, data, false);
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : isPieces(data) ? utf8Joined(data) : data;
     const index = this.index ?? (await this.publishedIndex());
     await this.commit(relPath, folder, bytes, index);
   }

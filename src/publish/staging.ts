@@ -35,8 +35,11 @@ export interface Staging {
   readonly outDir: string;
   /** Whether new files are made in a writer thread (StagingOptions.writerThread). */
   readonly writerThread: boolean;
-  /** Write a file; identical published bytes are kept as the published file instead (bytes and mtime). */
-  write(relPath: string, data: string | Uint8Array): Promise<void>;
+  /**
+   * Write a file (text, bytes, or text in pieces to be written one after another); identical
+   * published bytes are kept as the published file instead (bytes and mtime).
+   */
+  write(relPath: string, data: string | Uint8Array | readonly string[]): Promise<void>;
   /**
    * write() for a file of any size, from chunks as they arrive (strings as UTF-8, a surrogate pair
    * split between two joined), never held whole. If the chunks throw, the partial file is removed

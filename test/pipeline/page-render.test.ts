@@ -15,7 +15,7 @@ import type { PageText } from '../../src/render/html/messages.js';
 import { veventText } from '../../src/render/ical/index.js';
 import { feedItems } from '../../src/render/syndication/index.js';
 import { sampleCalendar, sampleEvent, sampleSite } from '../fixtures/sample.js';
-import { calendarPages, newestStamp, renderSyndication, selectFeedEvents } from '../support/render.js';
+import { calendarPages, feedTexts, newestStamp, renderSyndication, selectFeedEvents } from '../support/render.js';
 
 const ctx = createRenderContext();
 
@@ -76,7 +76,7 @@ describe('page renderer', () => {
     const got = new PageRenderer(ctx, html, site).calendar(job);
     const index = [...got.index].join('');
     const past = [...got.past].join('');
-    expect({ ...got, index, past, changesAt: got.changesAt }).toEqual(expected);
+    expect({ ...got, ...feedTexts(got), index, past, changesAt: got.changesAt }).toEqual(expected);
   });
 
   it('fails a render with the template error, named, when a user template breaks; a VEVENT alone still renders', async () => {

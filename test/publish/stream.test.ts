@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { appendFile, link, mkdir, readdir, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CalfeedError } from '../../src/errors.js';
 import { paths } from '../../src/paths.js';
@@ -180,6 +181,40 @@ describe('writeChunks', () => {
     expect(text.length).toBeGreaterThan(1 << 17);
     expect(text).toBe(renderManifest(files, CALENDARS, { generator: 'calfeed "t"' }));
     await publish(staging, out);
+  });
+});
+
+describe('write() of text in pieces', () => {
+  it('stages exactly the bytes of the joined pieces, lone and split surrogates included (generated)', async () => {
+    const staging = await createStaging(path.join(await tempDir(), 'out'));
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('\ud83c', '\udf89', '🎉', 'ė', '<item>', '')), { maxLength: 30 }), async (parts) => {
+        const rel = `p${n++}.txt`;
+        await staging.write(rel, parts);
+        const expected = Buffer.from(parts.join(''), 'utf8');
+        expect((await readFile(path.join(staging.dir, rel))).equals(expected)).toBe(true);
+        expect(staging.files().get(rel)).toEqual({ bytes: expected.length, sha256: hex(expected), changed: true });
+      }),
+      { numRuns: 200 },
+    );
+    await discard(staging);
+  });
+
+  it('streams pieces as long as a large string, with the same bytes', async () => {
+    const staging = await createStaging(path.join(await tempDir(), 'out'));
+    const parts = Array.from({ length: 5 }, (_, i) => `${i}🎉${'ė'.repeat(1 << 20)}`);
+    await staging.write('big.txt', parts);
+    expect((await readFile(path.join(staging.dir, 'big.txt'))).equals(Buffer.from(parts.join(''), 'utf8'))).toBe(true);
+    await discard(staging);
+  });
+
+  it('checks the whole file, not each piece: XML cut between pieces is fine, a tag left open is not', async () => {
+    const staging = await createStaging(path.join(await tempDir(), 'out'));
+    await staging.write('ok/rss.xml', ['<?xml version="1.0"?>\n<rss><chan', 'nel><title>a &amp', '; b</title></channel></rss>\n']);
+    await staging.write('bad/rss.xml', ['<rss><channel>', '<item></item>', '</rss>']);
+    expect([...staging.files().problems()]).toEqual([['bad/rss.xml', expect.stringContaining('not well-formed XML')]]);
+    await discard(staging);
   });
 });
 

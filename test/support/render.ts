@@ -50,11 +50,22 @@ export function newestStamp(events: Iterable<FeedEvent>): number {
   return max;
 }
 
-/** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null). */
-export function renderSyndication(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext, text: PageText): SyndicationFeeds {
+/** RSS, Atom and JSON Feed for one calendar (cal given) or all calendars (cal null), each as one string. */
+export function renderSyndication(ctx: RenderContext, cal: Calendar | null, calendars: Calendar[], events: FeedEvent[], site: SiteContext, text: PageText): FeedTexts {
   const selected = selectFeedEvents(ctx, events, calendars, site);
   const items = selected.map(itemsRenderer(ctx, calendars, site, text));
-  return renderFeeds(ctx, cal, calendars, items, newestStamp(selected.length ? selected : events), site, text);
+  return feedTexts(renderFeeds(ctx, cal, calendars, items, newestStamp(selected.length ? selected : events), site, text));
+}
+
+export interface FeedTexts {
+  rss: string;
+  atom: string;
+  json: string;
+}
+
+/** Feeds as renderFeeds gives them (pieces), each joined into the text of its file. */
+export function feedTexts(feeds: SyndicationFeeds): FeedTexts {
+  return { rss: feeds.rss.join(''), atom: feeds.atom.join(''), json: feeds.json.join('') };
 }
 
 /** calendar.ics for one calendar (cal given) or all calendars combined (cal null; title = site.title). Events outside the window (ended more than site.icalPastDays days before site.now) are left out; removed events (removedAt) and cancelled ones are STATUS:CANCELLED. */

@@ -18,13 +18,14 @@ import type { PageText } from '../html/messages.js';
 import { eventUid } from '../ical/event.js';
 import { calendarList, htmlToText, stripControl } from '../text.js';
 import { calfeedExtension, eventImage, imageType, eventLinks, itemBody, itemTitle, type EventImage, type EventLinks } from './item.js';
-import { atomEntry, jsonItem, rssItem, spliceAtom, spliceJson, spliceRss, type FeedItem } from './splice.js';
+import { atomEntry, jsonItem, rssItem, spliceAtom, spliceJson, spliceRss, type FeedItem, type TextPieces } from './splice.js';
 import { zoneLookup } from './when.js';
 
+/** A feed's three files, each as the pieces of its text (splice.ts). */
 export interface SyndicationFeeds {
-  rss: string;
-  atom: string;
-  json: string;
+  rss: TextPieces;
+  atom: TextPieces;
+  json: TextPieces;
 }
 
 interface Entry {
@@ -132,7 +133,7 @@ function feedItem({ event, uid, id, title: itemText, body, image, links }: Entry
  * JSON Feed 1.1, its members in the order feed 6 writes them, with plain-text titles, `authors`,
  * `language` and the _calfeed extension added. `items` are jsonFeedItem()'s.
  */
-function jsonFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], items: readonly string[], site: SiteContext, text: PageText): string {
+function jsonFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars: Calendar[], items: readonly string[], site: SiteContext, text: PageText): TextPieces {
   const { file, title, description, link } = channel(ctx, cal, calendars, site, text);
   const head = {
     version: 'https://jsonfeed.org/version/1.1',
@@ -144,7 +145,7 @@ function jsonFeed(ctx: RenderContext, cal: Calendar | Category | null, calendars
     authors: [{ name: feedAuthor(site) }],
     items: [],
   };
-  return spliceJson(scriptSafe(JSON.stringify(head, null, 2)), items) + '\n';
+  return spliceJson(scriptSafe(JSON.stringify(head, null, 2)), items);
 }
 
 /** One event's JSON Feed item (splice.ts's jsonItem()), made safe as the feed is. */
@@ -191,8 +192,8 @@ export function renderFeeds(ctx: RenderContext, cal: Calendar | Category | null,
   const rssHead = stripControl(buildFeed(ctx, cal, calendars, date, site, text, false).rss2());
   const atomHead = stripControl(buildFeed(ctx, cal, calendars, date, site, text, true).atom1());
   return {
-    rss: spliceRss(rssHead, formats.map(([rss]) => rss!)) + '\n',
-    atom: spliceAtom(atomHead, formats.map(([, atom]) => atom!)) + '\n',
+    rss: spliceRss(rssHead, formats.map(([rss]) => rss!)),
+    atom: spliceAtom(atomHead, formats.map(([, atom]) => atom!)),
     json: jsonFeed(ctx, cal, calendars, formats.map(([, , json]) => json!), site, text),
   };
 }

@@ -83,13 +83,19 @@ function atomEnclosure(enclosure: string | Enclosure): Record<string, string | n
     : { rel: 'enclosure', href, title: enclosure.title, type: imageOf(href), length: enclosure.length };
 }
 
-/** An RSS feed the library wrote without items, with `items` (rssItem()'s) where it writes them. */
-export function spliceRss(empty: string, items: readonly string[]): string {
+/**
+ * A feed's text as pieces in order, never joined into one string: a feed of 500 items is about a
+ * megabyte, and each copy of it would be a fresh allocation of that size.
+ */
+export type TextPieces = readonly string[];
+
+/** An RSS feed the library wrote without items, with `items` (rssItem()'s) where it writes them, and a final newline. */
+export function spliceRss(empty: string, items: readonly string[]): TextPieces {
   return splice(empty, RSS_END, items);
 }
 
-/** An Atom feed the library wrote without entries, with `entries` (atomEntry()'s). */
-export function spliceAtom(empty: string, entries: readonly string[]): string {
+/** An Atom feed the library wrote without entries, with `entries` (atomEntry()'s), and a final newline. */
+export function spliceAtom(empty: string, entries: readonly string[]): TextPieces {
   return splice(empty, ATOM_END, entries);
 }
 
@@ -99,13 +105,17 @@ export function jsonItem(item: object): string {
   return JSON.stringify(item, null, 2).replace(/\n/g, '\n    ');
 }
 
-/** JSON.stringify(feed, null, 2) of a feed whose last member is `items: []`, with `items` (jsonItem()'s) in it. */
-export function spliceJson(empty: string, items: readonly string[]): string {
+/** JSON.stringify(feed, null, 2) of a feed whose last member is `items: []`, with `items` (jsonItem()'s) in it, and a final newline. */
+export function spliceJson(empty: string, items: readonly string[]): TextPieces {
   if (!empty.endsWith('"items": []\n}')) throw new Error('internal: a JSON feed that does not end with its items');
-  return items.length === 0 ? empty : `${empty.slice(0, -'[]\n}'.length)}[\n    ${items.join(',\n    ')}\n  ]\n}`;
+  if (items.length === 0) return [empty, '\n'];
+  const pieces = [empty.slice(0, -'[]\n}'.length), '[\n    '];
+  items.forEach((item, i) => pieces.push(...(i === 0 ? [item] : [',\n    ', item])));
+  pieces.push('\n  ]\n}\n');
+  return pieces;
 }
 
-function splice(empty: string, end: string, items: readonly string[]): string {
+function splice(empty: string, end: string, items: readonly string[]): TextPieces {
   if (!empty.endsWith(end)) throw new Error('internal: the feed library no longer ends a feed as calfeed expects');
-  return empty.slice(0, -end.length) + items.join('') + end;
+  return [empty.slice(0, -end.length), ...items, `${end}\n`];
 }

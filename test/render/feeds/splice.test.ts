@@ -55,8 +55,8 @@ describe('feeds spliced from items written once', () => {
       fc.property(channel, fc.array(item, { maxLength: 6 }), (options, items) => {
         const empty = feedOf(options, []);
         const whole = feedOf(options, items);
-        expect(spliceRss(empty.rss2(), items.map(rssItem))).toBe(whole.rss2());
-        expect(spliceAtom(empty.atom1(), items.map(atomEntry))).toBe(whole.atom1());
+        expect(spliceRss(empty.rss2(), items.map(rssItem)).join('')).toBe(`${whole.rss2()}\n`);
+        expect(spliceAtom(empty.atom1(), items.map(atomEntry)).join('')).toBe(`${whole.atom1()}\n`);
       }),
       { numRuns: 200 },
     );
@@ -68,7 +68,7 @@ describe('feeds spliced from items written once', () => {
     fc.assert(
       fc.property(fc.dictionary(text.filter((k) => k !== 'items'), member, { maxKeys: 4 }), fc.array(object, { maxLength: 5 }), (head, items) => {
         const feed = { ...head, items };
-        expect(spliceJson(JSON.stringify({ ...feed, items: [] }, null, 2), items.map(jsonItem))).toBe(JSON.stringify(feed, null, 2));
+        expect(spliceJson(JSON.stringify({ ...feed, items: [] }, null, 2), items.map(jsonItem)).join('')).toBe(`${JSON.stringify(feed, null, 2)}\n`);
       }),
       { numRuns: 300 },
     );
