@@ -19,6 +19,11 @@ export function contentProblem(relPath: string, bytes: Uint8Array): string | und
   // Large files are checked on their bytes; the text is decoded only to word a problem.
   if (ical && isUtf8(bytes) && new IcalScan().push(bytes).end()) return undefined;
   if (json && isUtf8(bytes) && isJsonText(bytes)) return undefined;
+  if (xml) {
+    if (!isUtf8(bytes)) return 'it is not valid UTF-8';
+    const problem = xmlProblem(bytes);
+    return problem === undefined ? undefined : `it is not well-formed XML (${problem})`;
+  }
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -33,10 +38,6 @@ export function contentProblem(relPath: string, bytes: Uint8Array): string | und
     } catch (error) {
       return `it is not valid JSON (${(error as Error).message})`;
     }
-  }
-  if (xml) {
-    const problem = xmlProblem(text);
-    return problem === undefined ? undefined : `it is not well-formed XML (${problem})`;
   }
   return icalProblem(text);
 }

@@ -183,7 +183,7 @@ describe('xmlProblem', () => {
   ];
   it.each(wellFormed)('accepts %j, as a real XML parser does', (doc) => {
     expect(XMLValidator.validate(doc.replace('\uFEFF', ''))).toBe(true);
-    expect(xmlProblem(doc)).toBeUndefined();
+    expect(xmlProblem(Buffer.from(doc))).toBeUndefined();
   });
 
   // XML 1.0 errors; fast-xml-parser (the oracle for the first group) is lenient about the second.
@@ -191,16 +191,16 @@ describe('xmlProblem', () => {
   const malformedStrict = ['<a>&nbsp;</a>', '<a>&#0;</a>', '<a><!-- a -- b --></a>', '<a>text ]]> here</a>', '<a b="<"/>'];
   it.each(malformedBoth)('rejects %j, as a real XML parser does', (doc) => {
     expect(XMLValidator.validate(doc)).not.toBe(true);
-    expect(xmlProblem(doc)).toMatch(/^line \d+: /);
+    expect(xmlProblem(Buffer.from(doc))).toMatch(/^line \d+: /);
   });
   it.each(malformedStrict)('rejects %j (an XML 1.0 error that lenient parsers let through)', (doc) => {
-    expect(xmlProblem(doc)).toMatch(/^line \d+: /);
+    expect(xmlProblem(Buffer.from(doc))).toMatch(/^line \d+: /);
   });
 
   it('checks a large document with many references in linear time (no quadratic rescans)', () => {
     const doc = `<r>${'<i>a &amp; b &lt; c</i>'.repeat(50_000)}</r>`;
-    expect(xmlProblem(doc)).toBeUndefined();
-    expect(xmlProblem(doc.replace('</r>', '</x>'))).toMatch(/line 1: end tag <\/x> does not match <r>/);
+    expect(xmlProblem(Buffer.from(doc))).toBeUndefined();
+    expect(xmlProblem(Buffer.from(doc.replace('</r>', '</x>')))).toMatch(/line 1: end tag <\/x> does not match <r>/);
   });
 
   it('names the first character XML 1.0 does not allow, by the letter of its Char production, in any text (generated)', () => {
@@ -223,23 +223,71 @@ describe('xmlProblem', () => {
     );
     fc.assert(
       fc.property(fc.array(unit, { maxLength: 30 }), (units) => {
-        const body = units.join('');
-        const doc = `<a>\n${body}</a>`;
+        // As UTF-8 bytes hold it: a lone surrogate is U+FFFD there.
+        const doc = Buffer.from(`<a>\n${units.join('')}</a>`).toString();
         const illegal = firstIllegal(doc);
         if (!illegal) {
-          expect(xmlProblem(doc) ?? '').not.toMatch(/is not allowed in XML/);
+          expect(xmlProblem(Buffer.from(doc)) ?? '').not.toMatch(/is not allowed in XML/);
         } else {
           const line = doc.slice(0, illegal.at).split('\n').length;
-          expect(xmlProblem(doc)).toBe(`line ${line}: character U+${illegal.code.toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML`);
+          expect(xmlProblem(Buffer.from(doc))).toBe(`line ${line}: character U+${illegal.code.toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML`);
         }
       }),
       { numRuns: 2000 },
     );
   });
 
+  // Documents made from a grammar (non-ASCII names, references, CDATA, comments, a BOM), each
+  // line a node: accepted as a real parser accepts them; then one change that breaks the XML at a
+  // known line, named with that line.
+  it('accepts generated documents and names the line of a break put into them (generated)', () => {
+    const name = fc.constantFrom('a', 'item', 'atom:link', 'ė', 'x·y', 'Ω2', '_n-1.2');
+    const text = fc.constantFrom('t', 'a &amp; b', '&#233; &#x1F389;', 'ąčę 🎉', '&lt;p&gt;', '');
+    const node: fc.Arbitrary<string[]> = fc.letrec<{ node: string[] }>((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        text.map((t) => [t]),
+        text.map((t) => [`<![CDATA[ ${t} <b>&</b> ]]>`]),
+        fc.constant<string[]>(['<!-- note -->']),
+        fc.tuple(name, fc.uniqueArray(name, { maxLength: 2 }), fc.array(tie('node'), { maxLength: 3 })).map(([tag, attrs, kids]) => {
+          const open = `<${tag}${attrs.map((a, i) => ` ${a}="v${i} &quot;"`).join('')}>`;
+          return [open, ...kids.flat(), `</${tag}>`];
+        }),
+      ),
+    })).node;
+    const breaks: Array<(line: string) => string | undefined> = [
+      (line) => (line.startsWith('</') ? `</zz${line.slice(2)}` : undefined),
+      (line) => (/^<[^/!]/.test(line) && line.includes('="') ? line.replace('="', '=') : undefined),
+      (line) => (/^[^<]/.test(line) ? `${line} & more` : undefined),
+      (line) => (/^[^<]/.test(line) ? `${line} ]]> more` : undefined),
+      (line) => (/^<[^/!]/.test(line) && line.includes('="') ? line.replace('="', '="<') : undefined),
+    ];
+    fc.assert(
+      fc.property(fc.array(node, { maxLength: 4 }), fc.boolean(), fc.nat(), fc.nat(), (kids, bom, at, which) => {
+        const lines = ['<?xml version="1.0" encoding="utf-8"?>', '<root>', ...kids.flat(), '</root>'];
+        const doc = lines.join('\n');
+        expect(XMLValidator.validate(doc)).toBe(true);
+        expect(xmlProblem(Buffer.from((bom ? '\uFEFF' : '') + doc))).toBeUndefined();
+        const i = 2 + (at % Math.max(1, lines.length - 3));
+        const broken = breaks[which % breaks.length]!(lines[i]!);
+        if (broken === undefined || i >= lines.length - 1) return;
+        const bad = [...lines.slice(0, i), broken, ...lines.slice(i + 1)].join('\n');
+        expect(xmlProblem(Buffer.from(bad))).toMatch(new RegExp(`^line ${i + 1}: `));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('words problems with the names as written, non-ASCII ones included', () => {
+    expect(xmlProblem(Buffer.from('<ė>\n</a>'))).toBe('line 2: end tag </a> does not match <ė>');
+    expect(xmlProblem(Buffer.from('<r ė="1" ė="2"/>'))).toBe('line 1: duplicate attribute ė on <r>');
+    expect(xmlProblem(Buffer.from('<r>&#1114112;</r>'))).toBe('line 1: character reference &#1114112; is not an XML character');
+    expect(xmlProblem(Buffer.from('<r>\n\n\uFFFE</r>'))).toBe('line 3: character U+FFFE is not allowed in XML');
+  });
+
   it('handles deep nesting without a stack overflow', () => {
     const depth = 100_000;
-    expect(xmlProblem('<a>'.repeat(depth) + '</a>'.repeat(depth))).toBeUndefined();
+    expect(xmlProblem(Buffer.from('<a>'.repeat(depth) + '</a>'.repeat(depth)))).toBeUndefined();
   });
 });
 
