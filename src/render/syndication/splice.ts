@@ -110,7 +110,10 @@ export function spliceJson(empty: string, items: readonly string[]): TextPieces 
   if (!empty.endsWith('"items": []\n}')) throw new Error('internal: a JSON feed that does not end with its items');
   if (items.length === 0) return [empty, '\n'];
   const pieces = [empty.slice(0, -'[]\n}'.length), '[\n    '];
-  items.forEach((item, i) => pieces.push(...(i === 0 ? [item] : [',\n    ', item])));
+  items.forEach((item, i) => {
+    if (i > 0) pieces.push(',\n    ');
+    pieces.push(item);
+  });
   pieces.push('\n  ]\n}\n');
   return pieces;
 }
