@@ -79,8 +79,6 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
   const bool = (k: string) => get.get(k) === true;
 
   const siteUrlRaw = str('siteUrl')!;
-  const scheme = str('authScheme')!;
-  const queryParam = str('authQueryParam');
 
   return {
     command,
@@ -89,12 +87,7 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
     out: str('out')!,
     siteUrl: siteUrlRaw.endsWith('/') ? siteUrlRaw : siteUrlRaw + '/',
     siteUrlIsDefault: layers.flags.siteUrl === undefined && !layers.env.CALFEED_SITE_URL && fileData.siteUrl === undefined,
-    auth: {
-      mode: queryParam ? 'query' : 'header',
-      header: str('authHeader')!,
-      scheme: scheme.toLowerCase() === 'none' ? '' : scheme,
-      queryParam: queryParam ?? 'access_token',
-    },
+    auth: authOf(str('authHeader')!, str('authScheme')!, str('authQueryParam')),
     concurrency: req('concurrency'),
     rateLimit: num('rateLimit'),
     connectTimeoutMs: req('connectTimeout'),
@@ -132,6 +125,16 @@ export function resolveConfig(command: Command, layers: ConfigLayers): ResolvedC
     paging: { ...DEFAULT_PAGING, ...(fileData.paging as Partial<PagingConfig> | undefined) },
     serve: { dir: str('dir')!, port: num('port'), host: str('host')! },
     demo: { port: num('port'), dialect: str('dialect')!, faults: str('faults')!, latencyMs: req('latency'), calendars: num('calendars'), eventsPerCalendar: num('events') },
+  };
+}
+
+/** How the token is sent: in the header with its scheme ("none": the bare token), or as a query parameter. */
+function authOf(header: string, scheme: string, queryParam: string | undefined): ResolvedConfig['auth'] {
+  return {
+    mode: queryParam ? 'query' : 'header',
+    header,
+    scheme: scheme.toLowerCase() === 'none' ? '' : scheme,
+    queryParam: queryParam ?? 'access_token',
   };
 }
 

@@ -171,6 +171,7 @@ const BEGIN_PREFIX = Buffer.from('begin:');
 const END_PREFIX = Buffer.from('end:');
 /** Longest BEGIN:/END: line the scan words itself; a longer one makes it unsure (ask icalProblem). */
 const MAX_MARKER_LINE = 4096;
+const UNSURE = -2;
 
 /**
  * One pass over iCalendar bytes, in chunks cut anywhere, holding only the open components and the
@@ -194,9 +195,7 @@ export class IcalScan {
   push(chunk: Uint8Array): this {
     if (!this.ok) return this;
     const n = chunk.length;
-    for (let at = this.size; at < ICAL_HEAD.length && at - this.size < n; at++) {
-      if (chunk[at - this.size] !== ICAL_HEAD[at]) return this.fail();
-    }
+    if (!this.startsRight(chunk)) return this.fail();
     // The state in locals for the loop over every byte; written back before leaving it.
     let prevCr = this.prevCr;
     let lineStart = this.lineStart;
@@ -211,12 +210,8 @@ export class IcalScan {
           b = chunk[i]!;
         }
       }
-      if (this.closed) {
-        ok = false;
-        break;
-      }
-      // Every CR is followed by an LF and every LF follows a CR: each line ends in CRLF.
-      if (prevCr !== (b === LF)) {
+      // Nothing after the outermost END; every CR is followed by an LF and every LF follows a CR.
+      if (this.closed || prevCr !== (b === LF)) {
         ok = false;
         break;
       }
@@ -240,24 +235,11 @@ export class IcalScan {
         markerLength = this.prefix === undefined ? -1 : 0;
       }
       if (markerLength >= 0 && b !== CR) {
-        if (markerLength < this.prefix!.length) {
-          const want = this.prefix![markerLength]!;
-          // Letters in any case (b | 0x20); the colon exactly (0x1a | 0x20 is a colon too).
-          if (want === COLON ? b !== COLON : (b | 0x20) !== want) {
-            markerLength = -1;
-            continue;
-          }
-        }
-        if (markerLength >= MAX_MARKER_LINE) {
-          ok = false; // unsure: icalProblem decides
+        markerLength = this.markerByte(b, markerLength);
+        if (markerLength === UNSURE) {
+          ok = false;
           break;
         }
-        if (markerLength >= this.marker.length) {
-          const bigger = Buffer.allocUnsafe(this.marker.length * 2);
-          this.marker.copy(bigger);
-          this.marker = bigger;
-        }
-        this.marker[markerLength++] = b;
       }
     }
     if (!ok) return this.fail();
@@ -281,9 +263,35 @@ export class IcalScan {
     );
   }
 
+  // The chunk's bytes that fall in the first line are BEGIN:VCALENDAR's.
+  private startsRight(chunk: Uint8Array): boolean {
+    for (let at = this.size; at < ICAL_HEAD.length && at - this.size < chunk.length; at++) {
+      if (chunk[at - this.size] !== ICAL_HEAD[at]) return false;
+    }
+    return true;
+  }
+
   private fail(): this {
     this.ok = false;
     return this;
+  }
+
+  // Byte `b` at `length` of a line that may be a BEGIN:/END: line: the line's new length, -1 when
+  // it is not such a line after all, UNSURE when it is too long to word here.
+  private markerByte(b: number, length: number): number {
+    if (length < this.prefix!.length) {
+      const want = this.prefix![length]!;
+      // Letters in any case (b | 0x20); the colon exactly (0x1a | 0x20 is a colon too).
+      if (want === COLON ? b !== COLON : (b | 0x20) !== want) return -1;
+    }
+    if (length >= MAX_MARKER_LINE) return UNSURE; // icalProblem decides
+    if (length >= this.marker.length) {
+      const bigger = Buffer.allocUnsafe(this.marker.length * 2);
+      this.marker.copy(bigger);
+      this.marker = bigger;
+    }
+    this.marker[length] = b;
+    return length + 1;
   }
 
   // A line that starts "begin:" or "end:" in any case: the same regular expressions as icalProblem.
