@@ -84,11 +84,12 @@ describe('Handoff', () => {
     };
     for (let i = 0; i < 4; i++) {
       await handoff.hand(async () => {
+        // Set once the slice runs: set before, it may fall due before the slice's turn comes.
+        if (i === 0) setTimeout(() => order.push('timer'), 1);
         busy(3);
         order.push(`work ${i}`);
       });
     }
-    setTimeout(() => order.push('timer'), 1);
     await handoff.drain();
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(order.indexOf('timer')).toBeGreaterThan(0);
