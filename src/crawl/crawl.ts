@@ -151,7 +151,11 @@ class Crawler {
     };
     this.failing = new Map((opts.probe?.failing ?? []).map((f) => [eventKey(f.calendarId, f.eventId), f.message]));
     this.queue = new WorkQueue(client.concurrency, () => this.stop.abort());
-    this.handoff = new Handoff(Math.max(16, client.concurrency * 4), (error) => this.queue.fail(error));
+    this.handoff = new Handoff(
+      Math.max(16, client.concurrency * 4),
+      (error) => this.queue.fail(error),
+      () => client.unsentRequests > 0,
+    );
   }
 
   async run(): Promise<void> {

@@ -3,7 +3,7 @@
 // it reports is token-free: the token is added only on the wire, and one the portal echoes is masked.
 
 import { setTimeout as delay } from 'node:timers/promises';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { interrupted } from '../errors.js';
 import { HttpError, requestLabel, statusLine } from './errors.js';
 import { exchange, type Exchange } from './exchange.js';
@@ -14,6 +14,7 @@ import { bodySnippet } from './redact.js';
 import { parseRetryAfter, retryWait } from './retry.js';
 import { OriginPolicy, portalBase } from './origins.js';
 import { TokenUrls } from './token-urls.js';
+import { UnsentRequests } from './unsent.js';
 
 export interface AuthConfig {
   mode: 'header' | 'query' | 'none';
@@ -88,7 +89,8 @@ export class PortalClient {
   readonly concurrency: number;
   private readonly opts: HttpOptions;
   private readonly base: URL;
-  private readonly agent: Agent;
+  private readonly agent: Dispatcher;
+  private readonly unsent = new UnsentRequests();
   private readonly gate: Gate;
   private readonly pacer: Pacer | undefined;
   private readonly random: () => number;
@@ -108,7 +110,7 @@ export class PortalClient {
       connect: { timeout: opts.connectTimeoutMs },
       headersTimeout: opts.headersTimeoutMs,
       bodyTimeout: opts.bodyTimeoutMs,
-    });
+    }).compose(this.unsent.interceptor);
     this.gate = new Gate(this.concurrency);
     this.random = opts.random ?? Math.random;
     this.tokenUrls = new TokenUrls(opts.token);
@@ -116,6 +118,11 @@ export class PortalClient {
     // The default sleep ends with the signal, so an aborted crawl leaves no timer keeping Node alive.
     this.sleep = opts.sleep ? (ms) => opts.sleep!(ms) : (ms, signal) => delay(ms, undefined, { signal }).then(() => undefined);
     this.pacer = opts.rateLimit ? new Pacer(opts.rateLimit, Date.now, this.sleep) : undefined;
+  }
+
+  /** Requests given to the connections and not yet written: work that can wait should let them go first. */
+  get unsentRequests(): number {
+    return this.unsent.count;
   }
 
   /** Most requests seen in flight at once. */

@@ -138,6 +138,43 @@ describe('Handoff', () => {
     expect(ran).toBe(false);
   });
 
+  // undici lets a turn pass before it sends a connection's next request; a slice queued for that
+  // turn came first, and each request waited the slice's length (docs/performance.md).
+  it('regression: the next request waited behind a slice of pieces: a slice lets requests about to be sent go first', async () => {
+    let sending = true;
+    const handoff = new Handoff(4, () => undefined, () => sending);
+    const order: string[] = [];
+    await handoff.hand(async () => {
+      order.push('work');
+    });
+    // The request's next step, queued after the slice, as undici's is after a response.
+    setImmediate(() => {
+      order.push('request written');
+      sending = false;
+    });
+    await handoff.drain();
+    expect(order).toEqual(['request written', 'work']);
+  });
+
+  it('waits for requests to go out only a turn or two, so one slow to connect does not hold the work back', async () => {
+    const handoff = new Handoff(4, () => undefined, () => true);
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    let ran = false;
+    await handoff.hand(async () => {
+      ran = true;
+    });
+    await handoff.drain();
+    counting = false;
+    expect(ran).toBe(true);
+    expect(turns).toBeLessThanOrEqual(4);
+  });
+
   it('drains at once when nothing was handed on', async () => {
     await expect(new Handoff(4, () => undefined).drain()).resolves.toBeUndefined();
   });

@@ -165,6 +165,38 @@ describe('PortalClient requests', () => {
   });
 });
 
+describe('requests not yet sent', () => {
+  // The crawl's own work waits while a request is about to be written (crawl/queue.ts, Handoff).
+  it('counts a request from its dispatch until it is written, and one that fails before that', async () => {
+    const { client } = harness({ concurrency: 2 });
+    const seenByServer: number[] = [];
+    server.route('/unsent', (_req, res) => {
+      seenByServer.push(client.unsentRequests);
+      json(res, { ok: true });
+    });
+    let most = 0;
+    let sampling = true;
+    const sample = (): void => {
+      most = Math.max(most, client.unsentRequests);
+      if (sampling) setImmediate(sample);
+    };
+    sample();
+    await client.get('unsent');
+    await Promise.all([client.get('unsent'), client.get('unsent')]); // reusing the kept-alive connections
+    sampling = false;
+    expect(most).toBeGreaterThanOrEqual(1);
+    expect(seenByServer).toEqual([0, 0, 0]);
+    expect(client.unsentRequests).toBe(0);
+
+    const closed = await startServer();
+    const refused = closed.url;
+    await closed.close();
+    const { client: nowhere } = harness({ baseUrl: refused, retries: 0 });
+    await expect(nowhere.get('x')).rejects.toThrow(/connection refused/);
+    expect(nowhere.unsentRequests).toBe(0);
+  });
+});
+
 describe('rate limit', () => {
   it('paces requests to --rate-limit per second', async () => {
     const h = harness({ rateLimit: 2 });
