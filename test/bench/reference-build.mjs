@@ -2,8 +2,9 @@
 // `calfeed build`, with the same libraries (undici's request, handlebars, feed, VEVENTs by hand),
 // and nothing else: no sanitizing, no state, no checks, no threads, no staging (it writes straight
 // into OUT_DIR). Its bytes differ from calfeed's; its files and its work are about the same: every
-// mirror, event page and .ics, each calendar's pages, feeds and calendar.ics, the combined ones,
-// the static assets, _headers and a manifest with every file's SHA-256. The bench runs it in turn
+// mirror, event page and .ics, each calendar's pages, feeds and calendar.ics, each category's page,
+// feeds and calendar.ics, the combined ones, search.json, the sitemap, robots.txt, 404.html, the
+// static assets, _headers and a manifest with every file's SHA-256. The bench runs it in turn
 // with calfeed's cold build: what calfeed costs beyond this is the price of what it adds.
 //
 //   node test/bench/reference-build.mjs BASE_URL OUT_DIR CONCURRENCY SITE_URL   (token in BENCH_TOKEN)
@@ -140,6 +141,28 @@ async function calendarFiles(cal, events) {
   await write(dir + 'widget.html', listPage('../../', dir + 'widget.html', cal.title, cal.title, '', upcoming.slice(0, 10)));
 }
 
+/** Each category's feeds, calendar.ics and page of upcoming events, and the page listing them. */
+async function categoryFiles(events) {
+  const byCategory = new Map();
+  for (const ev of events) {
+    for (const name of ev.categories ?? []) {
+      const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+      if (!byCategory.has(slug)) byCategory.set(slug, { name, events: [] });
+      byCategory.get(slug).events.push(ev);
+    }
+  }
+  for (const [slug, { name, events: inCategory }] of byCategory) {
+    const dir = `categories/${slug}/`;
+    await mkdir(join(out, dir), { recursive: true });
+    await feeds(dir, name, inCategory);
+    const upcoming = inCategory.filter((ev) => ev.endMs > now).sort((a, b) => a.startMs - b.startMs);
+    const linked = upcoming.map((ev) => ({ ...ev, href: `../../calendars/${ev.cal}/${ev.href}` }));
+    await write(dir + 'index.html', listPage('../../', dir, name, name, '', linked));
+  }
+  const cards = [...byCategory].map(([slug, { name }]) => ({ title: name, href: `${slug}/index.html`, when: '' }));
+  await write('categories/index.html', listPage('../', 'categories/', 'Categories', 'Categories', '', cards));
+}
+
 async function calendar(cal) {
   const id = cal.eventCalendarId;
   const listBytes = await get(`/event-calendar/${id}/events`);
@@ -172,6 +195,13 @@ const all = (await Promise.all(calendars.map(calendar))).flat();
 await feeds('', 'Events', all);
 const cards = calendars.map((cal) => ({ title: cal.title, href: `calendars/${cal.eventCalendarId}/index.html`, when: cal.description ? text(cal.description) : '' }));
 await write('index.html', listPage('', '', 'Events', 'Events', '', cards));
+await categoryFiles(all);
+const upcomingAll = all.filter((ev) => ev.endMs > now).sort((a, b) => a.startMs - b.startMs);
+await write('search.json', JSON.stringify({ version: 1, calendars: calendars.map((cal) => ({ slug: cal.eventCalendarId, title: cal.title })), events: upcomingAll.map((ev) => ({ url: `calendars/${ev.cal}/${ev.href}`, title: ev.title, start: ev.start, calendar: ev.cal, categories: ev.categories ?? [], place: ev.location, description: text(ev.description).slice(0, 200) })) }));
+const pages = manifest.map((f) => f.path).filter((path) => path.endsWith('.html') && !path.endsWith('widget.html')).sort();
+await write('sitemap.xml', `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${pages.map((path) => `<url><loc>${siteUrl}${path}</loc></url>\n`).join('')}</urlset>\n`);
+await write('robots.txt', `User-agent: *\nAllow: /\n\nSitemap: ${siteUrl}sitemap.xml\n`);
+await write('404.html', page({ title: 'Not found', canonical: siteUrl, root: '/', body: '<h1>Not found</h1>', feeds: [] }));
 for (const name of ['style.css', 'page.js', 'widget.js']) await write(name, await readFile(join(ASSETS, name)));
 await write('_headers', '/*\n  Cache-Control: public, max-age=300\n/event-calendars\n  Content-Type: application/json; charset=utf-8\n');
 const files = manifest.length + 1;
