@@ -110,10 +110,13 @@ function vevent(ev) {
 const vcalendar = (name, events) =>
   ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calfeed//reference//EN', `X-WR-CALNAME:${icsText(name)}`, ...events.map(vevent), 'END:VCALENDAR', ''].join('\r\n');
 
+/** The events of `events` that have not ended, by start: what feeds and list pages show. */
+const upcomingOf = (events) => events.filter((ev) => ev.endMs > now).sort((a, b) => a.startMs - b.startMs);
+
 /** rss.xml, atom.xml, feed.json and calendar.ics of `events` into `dir` ('' for the combined ones). */
 async function feeds(dir, title, events) {
   const link = siteUrl + dir;
-  const upcoming = events.filter((ev) => ev.endMs > now).sort((a, b) => a.startMs - b.startMs).slice(0, FEED_LIMIT);
+  const upcoming = upcomingOf(events).slice(0, FEED_LIMIT);
   const updated = new Date(Math.max(0, ...events.map((ev) => Date.parse(ev.updatedAt))));
   const feed = new Feed({ id: link + 'atom.xml', title, link, updated, copyright: '', author: { name: 'Events' } });
   for (const ev of upcoming) {
@@ -133,7 +136,7 @@ function listPage(root, dir, title, heading, description, events) {
 
 async function calendarFiles(cal, events) {
   const dir = `calendars/${cal.eventCalendarId}/`;
-  const upcoming = events.filter((ev) => ev.endMs > now).sort((a, b) => a.startMs - b.startMs);
+  const upcoming = upcomingOf(events);
   const past = events.filter((ev) => ev.endMs <= now).sort((a, b) => b.startMs - a.startMs);
   await feeds(dir, cal.title, events);
   await write(dir + 'index.html', listPage('../../', dir, cal.title, cal.title, cal.description, upcoming));
@@ -155,7 +158,7 @@ async function categoryFiles(events) {
     const dir = `categories/${slug}/`;
     await mkdir(join(out, dir), { recursive: true });
     await feeds(dir, name, inCategory);
-    const upcoming = inCategory.filter((ev) => ev.endMs > now).sort((a, b) => a.startMs - b.startMs);
+    const upcoming = upcomingOf(inCategory);
     const linked = upcoming.map((ev) => ({ ...ev, href: `../../calendars/${ev.cal}/${ev.href}` }));
     await write(dir + 'index.html', listPage('../../', dir, name, name, '', linked));
   }
@@ -196,8 +199,7 @@ await feeds('', 'Events', all);
 const cards = calendars.map((cal) => ({ title: cal.title, href: `calendars/${cal.eventCalendarId}/index.html`, when: cal.description ? text(cal.description) : '' }));
 await write('index.html', listPage('', '', 'Events', 'Events', '', cards));
 await categoryFiles(all);
-const upcomingAll = all.filter((ev) => ev.endMs > now).sort((a, b) => a.startMs - b.startMs);
-await write('search.json', JSON.stringify({ version: 1, calendars: calendars.map((cal) => ({ slug: cal.eventCalendarId, title: cal.title })), events: upcomingAll.map((ev) => ({ url: `calendars/${ev.cal}/${ev.href}`, title: ev.title, start: ev.start, calendar: ev.cal, categories: ev.categories ?? [], place: ev.location, description: text(ev.description).slice(0, 200) })) }));
+await write('search.json', JSON.stringify({ version: 1, calendars: calendars.map((cal) => ({ slug: cal.eventCalendarId, title: cal.title })), events: upcomingOf(all).map((ev) => ({ url: `calendars/${ev.cal}/${ev.href}`, title: ev.title, start: ev.start, calendar: ev.cal, categories: ev.categories ?? [], place: ev.location, description: text(ev.description).slice(0, 200) })) }));
 const pages = manifest.map((f) => f.path).filter((path) => path.endsWith('.html') && !path.endsWith('widget.html')).sort();
 await write('sitemap.xml', `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${pages.map((path) => `<url><loc>${siteUrl}${path}</loc></url>\n`).join('')}</urlset>\n`);
 await write('robots.txt', `User-agent: *\nAllow: /\n\nSitemap: ${siteUrl}sitemap.xml\n`);
