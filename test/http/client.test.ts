@@ -45,6 +45,13 @@ function harness(overrides: Partial<HttpOptions> = {}): Harness {
   return { client, waits, retries, warnings };
 }
 
+/** The URL of a test server that has stopped: connecting to it is refused. */
+async function refusingUrl(): Promise<string> {
+  const closed = await startServer();
+  await closed.close();
+  return closed.url;
+}
+
 async function failure(promise: Promise<unknown>): Promise<Error> {
   try {
     await promise;
@@ -188,10 +195,7 @@ describe('requests not yet sent', () => {
     expect(seenByServer).toEqual([0, 0, 0]);
     expect(client.unsentRequests).toBe(0);
 
-    const closed = await startServer();
-    const refused = closed.url;
-    await closed.close();
-    const { client: nowhere } = harness({ baseUrl: refused, retries: 0 });
+    const { client: nowhere } = harness({ baseUrl: await refusingUrl(), retries: 0 });
     await expect(nowhere.get('x')).rejects.toThrow(/connection refused/);
     expect(nowhere.unsentRequests).toBe(0);
   });
@@ -501,9 +505,7 @@ describe('the token never leaks', () => {
   });
 
   it('a connection failure names the URL without the token', async () => {
-    const closed = await startServer();
-    const url = closed.url;
-    await closed.close();
+    const url = await refusingUrl();
     const h = harness({ baseUrl: url, retries: 1, auth: { mode: 'query', header: 'Authorization', scheme: '', queryParam: 'key' } });
     const error = await failure(h.client.get('event-calendars'));
     expect((error as CalfeedError).code).toBe('NETWORK');
